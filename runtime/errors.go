@@ -1,0 +1,150 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+)
+
+// ErrorKind sorts failures so that users can react to them without parsing
+// messages.
+type ErrorKind int
+
+// The kinds of failure a Syncer reports.
+const (
+	KindUnknown      ErrorKind = iota
+	KindForbidden              // 403: RBAC does not allow list or watch
+	KindUnauthorized           // 401: credentials rejected
+	KindNotFound               // 404: the resource or namespace does not exist on the server
+	KindThrottled              // 429: too many requests
+	KindExpired                // 410: the resourceVersion was compacted; a full resync follows
+	KindTimeout                // a request or the server timed out
+	KindInvalid                // 422: the server rejected the request
+	KindUnavailable            // connection refused or reset, 503, the stream closed early
+	KindInternal               // 5xx other than 503
+	KindDecode                 // an event or page could not be decoded
+	KindNoBookmark             // WatchList accepted but no initial-events-end bookmark came: falling back
+)
+
+var kindNames = [...]string{
+	KindUnknown:      "unknown",
+	KindForbidden:    "forbidden",
+	KindUnauthorized: "unauthorized",
+	KindNotFound:     "not-found",
+	KindThrottled:    "throttled",
+	KindExpired:      "expired",
+	KindTimeout:      "timeout",
+	KindInvalid:      "invalid",
+	KindUnavailable:  "unavailable",
+	KindInternal:     "internal",
+	KindDecode:       "decode",
+	KindNoBookmark:   "no-bookmark",
+}
+
+// String returns the kind's short name, e.g. "forbidden".
+func (k ErrorKind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("ErrorKind(%d)", int(k))
+}
+
+// SyncError is what OnError receives.
+type SyncError struct {
+	// Kind sorts the failure.
+	Kind ErrorKind
+	// Resource names the resource, e.g. "configmaps/v1".
+	Resource string
+	// Op is the request that failed: "watchlist", "list" or "watch".
+	Op string
+	// RetryIn is how long the Syncer waits before its next attempt.
+	RetryIn time.Duration
+	// Err is the underlying error.
+	Err error
+}
+
+func (e *SyncError) Error() string {
+	return fmt.Sprintf("sync %s: %s: %s (retry in %s): %v", e.Resource, e.Op, e.Kind, e.RetryIn.Round(time.Millisecond), e.Err)
+}
+
+func (e *SyncError) Unwrap() error { return e.Err }
+
+// errDecode marks a failure to decode an event or a page.
+type errDecode struct{ err error }
+
+func (e errDecode) Error() string { return "decode: " + e.err.Error() }
+func (e errDecode) Unwrap() error { return e.err }
+
+// errNoBookmark is returned when a WatchList stream never ends its initial events.
+var errNoBookmark = errors.New("the server accepted the WatchList request but sent no initial-events-end bookmark")
+
+// errClosedEarly is returned when a stream closed before it was of any use.
+var errClosedEarly = errors.New("the watch stream closed early")
+
+// Classify returns the kind of err.
+func Classify(err error) ErrorKind {
+	var se *SyncError
+	if errors.As(err, &se) {
+		return se.Kind
+	}
+	var de errDecode
+	switch {
+	case err == nil:
+		return KindUnknown
+	case errors.Is(err, errNoBookmark):
+		return KindNoBookmark
+	case errors.As(err, &de):
+		return KindDecode
+	case isExpired(err):
+		return KindExpired
+	case apierrors.IsForbidden(err):
+		return KindForbidden
+	case apierrors.IsUnauthorized(err):
+		return KindUnauthorized
+	case apierrors.IsNotFound(err):
+		return KindNotFound
+	case apierrors.IsTooManyRequests(err):
+		return KindThrottled
+	case apierrors.IsInvalid(err), apierrors.IsBadRequest(err):
+		return KindInvalid
+	case apierrors.IsTimeout(err), apierrors.IsServerTimeout(err), errors.Is(err, context.DeadlineExceeded), utilnet.IsTimeout(err):
+		return KindTimeout
+	case apierrors.IsServiceUnavailable(err), errors.Is(err, errClosedEarly), utilnet.IsConnectionRefused(err),
+		utilnet.IsConnectionReset(err), utilnet.IsProbableEOF(err):
+		return KindUnavailable
+	case apierrors.IsInternalError(err), apierrors.IsUnexpectedServerError(err):
+		return KindInternal
+	}
+	var ne net.Error
+	if errors.As(err, &ne) {
+		return KindUnavailable
+	}
+	if code := apierrors.ReasonForError(err); code != "" {
+		return KindInternal
+	}
+	return KindUnknown
+}
+
+// isExpired tells whether err means "the resourceVersion is too old".
+func isExpired(err error) bool {
+	if apierrors.IsResourceExpired(err) || apierrors.IsGone(err) {
+		return true
+	}
+	var st apierrors.APIStatus
+	if errors.As(err, &st) && st.Status().Code == 410 {
+		return true
+	}
+	return strings.Contains(err.Error(), "too old resource version")
+}
+
+// isWatchListRefused tells whether a WatchList request was refused because
+// the server does not support it (gate off, or older than 1.27).
+func isWatchListRefused(err error) bool {
+	return apierrors.IsInvalid(err) || apierrors.IsBadRequest(err)
+}

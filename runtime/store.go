@@ -1,0 +1,206 @@
+package runtime
+
+import (
+	"sort"
+	"sync"
+)
+
+// Key names an object in a store. Namespace is empty for cluster-scoped objects.
+type Key struct {
+	Namespace string
+	Name      string
+}
+
+// String returns "namespace/name", or "name" for cluster-scoped objects.
+func (k Key) String() string {
+	if k.Namespace == "" {
+		return k.Name
+	}
+	return k.Namespace + "/" + k.Name
+}
+
+// KeyOf returns the key of obj.
+func KeyOf(obj Object) Key { return Key{Namespace: obj.GetNamespace(), Name: obj.GetName()} }
+
+// entry is one stored object and the resync epoch in which it was last seen.
+type entry[T Object] struct {
+	obj   T
+	epoch uint64
+}
+
+// Store is a Syncer's typed local copy, safe for concurrent readers. Objects
+// handed out are shared with the store and with handlers: do not modify them.
+type Store[T Object] struct {
+	mu       sync.RWMutex
+	items    map[Key]entry[T]
+	indexers map[string]func(any) []string
+	indexes  map[string]map[string]map[Key]struct{} // index name -> value -> keys
+}
+
+func newStore[T Object](indexers map[string]func(any) []string) *Store[T] {
+	s := &Store[T]{items: map[Key]entry[T]{}, indexers: indexers}
+	if len(indexers) > 0 {
+		s.indexes = make(map[string]map[string]map[Key]struct{}, len(indexers))
+		for name := range indexers {
+			s.indexes[name] = map[string]map[Key]struct{}{}
+		}
+	}
+	return s
+}
+
+// Get returns the object with the given namespace and name.
+func (s *Store[T]) Get(namespace, name string) (T, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	e, ok := s.items[Key{namespace, name}]
+	return e.obj, ok
+}
+
+// Len returns the number of objects.
+func (s *Store[T]) Len() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.items)
+}
+
+// List returns every object, in no particular order.
+func (s *Store[T]) List() []T {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]T, 0, len(s.items))
+	for _, e := range s.items {
+		out = append(out, e.obj)
+	}
+	return out
+}
+
+// Keys returns the keys of every object, sorted.
+func (s *Store[T]) Keys() []Key {
+	s.mu.RLock()
+	out := make([]Key, 0, len(s.items))
+	for k := range s.items {
+		out = append(out, k)
+	}
+	s.mu.RUnlock()
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Namespace != out[j].Namespace {
+			return out[i].Namespace < out[j].Namespace
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+// ByIndex returns the objects whose index named index has value. It panics
+// on an index that was not declared, like a map of a missing type would:
+// that is a programming error, not a runtime condition.
+func (s *Store[T]) ByIndex(index, value string) []T {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	idx, ok := s.indexes[index]
+	if !ok {
+		panic("runtime.Store: no index named " + index)
+	}
+	keys := idx[value]
+	out := make([]T, 0, len(keys))
+	for k := range keys {
+		out = append(out, s.items[k].obj)
+	}
+	return out
+}
+
+// IndexValues returns the values present in the named index.
+func (s *Store[T]) IndexValues(index string) []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]string, 0, len(s.indexes[index]))
+	for v := range s.indexes[index] {
+		out = append(out, v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// get returns the entry for k.
+func (s *Store[T]) get(k Key) (entry[T], bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	e, ok := s.items[k]
+	return e, ok
+}
+
+// put stores obj under k, seen in epoch.
+func (s *Store[T]) put(k Key, obj T, epoch uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if old, ok := s.items[k]; ok {
+		s.unindex(k, old.obj)
+	}
+	s.items[k] = entry[T]{obj: obj, epoch: epoch}
+	s.index(k, obj)
+}
+
+// mark records that k was seen, unchanged, in epoch.
+func (s *Store[T]) mark(k Key, epoch uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e, ok := s.items[k]; ok {
+		e.epoch = epoch
+		s.items[k] = e
+	}
+}
+
+// remove deletes k and returns what was stored.
+func (s *Store[T]) remove(k Key) (T, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.items[k]
+	if ok {
+		delete(s.items, k)
+		s.unindex(k, e.obj)
+	}
+	return e.obj, ok
+}
+
+// sweep removes every object last seen before epoch and returns them.
+func (s *Store[T]) sweep(epoch uint64) []T {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var gone []T
+	for k, e := range s.items {
+		if e.epoch < epoch {
+			delete(s.items, k)
+			s.unindex(k, e.obj)
+			gone = append(gone, e.obj)
+		}
+	}
+	return gone
+}
+
+func (s *Store[T]) index(k Key, obj T) {
+	for name, f := range s.indexers {
+		idx := s.indexes[name]
+		for _, v := range f(obj) {
+			set := idx[v]
+			if set == nil {
+				set = map[Key]struct{}{}
+				idx[v] = set
+			}
+			set[k] = struct{}{}
+		}
+	}
+}
+
+func (s *Store[T]) unindex(k Key, obj T) {
+	for name, f := range s.indexers {
+		idx := s.indexes[name]
+		for _, v := range f(obj) {
+			if set := idx[v]; set != nil {
+				delete(set, k)
+				if len(set) == 0 {
+					delete(idx, v)
+				}
+			}
+		}
+	}
+}
