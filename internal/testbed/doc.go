@@ -1,0 +1,19 @@
+// Package testbed starts a real etcd and kube-apiserver on loopback for
+// tests, and a proxy that can misbehave in front of them.
+//
+// The binaries are built from the Go module proxy by hack/build-testbed.sh
+// into the repository's bin/ folder; Start runs that script when they are
+// missing. Every process a test starts is stopped in t.Cleanup, and is
+// killed by the kernel if the test binary dies first.
+//
+//	func TestMain(m *testing.M) { os.Exit(testbed.Main(m)) }
+//
+//	func TestSomething(t *testing.T) {
+//		srv := testbed.Shared(t) // one server for the package
+//		cs := srv.Client()
+//		...
+//	}
+//
+// Tests that restart the server or need other flags start their own with
+// testbed.Start(t, testbed.WithAPIServerFlags("--feature-gates=WatchList=false")).
+package testbed

@@ -1,0 +1,159 @@
+package testbed
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/tls"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"k8s.io/client-go/rest"
+)
+
+// Proxy sits between a client and the test bed's kube-apiserver and
+// misbehaves on demand, as aggregated API servers and proxies do.
+type Proxy struct {
+	srv    *httptest.Server
+	target *Server
+
+	stripWatchList atomic.Bool
+	dropBookmark   atomic.Bool
+	paused         atomic.Bool
+
+	mu      sync.Mutex
+	streams map[*http.Request]func() // open watch streams and how to cut them
+	watches atomic.Int64
+}
+
+// StartProxy starts a proxy in front of s, stopped when the test ends.
+func StartProxy(t testing.TB, s *Server) *Proxy {
+	t.Helper()
+	u, _ := url.Parse(s.URL())
+	p := &Proxy{target: s, streams: map[*http.Request]func(){}}
+	rp := httputil.NewSingleHostReverseProxy(u)
+	rp.Transport = &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}
+	rp.FlushInterval = -1
+	rp.ModifyResponse = p.modifyResponse
+	rp.ErrorLog = nil
+	p.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p.serve(rp, w, r)
+	}))
+	t.Cleanup(p.Close)
+	return p
+}
+
+// StripWatchList removes sendInitialEvents and resourceVersionMatch from
+// every request, as some proxies do: the server then answers a WatchList
+// request as a plain watch and never sends the initial-events-end bookmark.
+func (p *Proxy) StripWatchList(on bool) { p.stripWatchList.Store(on) }
+
+// DropInitialEventsBookmark removes the initial-events-end bookmark from
+// watch streams (they are forced to JSON for this).
+func (p *Proxy) DropInitialEventsBookmark(on bool) { p.dropBookmark.Store(on) }
+
+// Pause cuts every open watch stream and answers 503 to every request
+// until Resume.
+func (p *Proxy) Pause() {
+	p.paused.Store(true)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, cut := range p.streams {
+		cut()
+	}
+}
+
+// Resume lets requests through again.
+func (p *Proxy) Resume() { p.paused.Store(false) }
+
+// Watches returns how many watch requests have been forwarded.
+func (p *Proxy) Watches() int64 { return p.watches.Load() }
+
+// Config returns an admin client configuration that goes through the proxy.
+func (p *Proxy) Config() *rest.Config {
+	c := p.target.Config()
+	c.Host = p.srv.URL
+	return c
+}
+
+// Close stops the proxy and cuts its streams.
+func (p *Proxy) Close() {
+	p.Pause()
+	p.srv.CloseClientConnections()
+	p.srv.Close()
+}
+
+func (p *Proxy) serve(rp *httputil.ReverseProxy, w http.ResponseWriter, r *http.Request) {
+	if p.paused.Load() {
+		http.Error(w, "paused by the test proxy", http.StatusServiceUnavailable)
+		return
+	}
+	q := r.URL.Query()
+	watching := q.Get("watch") == "1" || q.Get("watch") == "true"
+	if p.stripWatchList.Load() {
+		q.Del("sendInitialEvents")
+		q.Del("resourceVersionMatch")
+		r.URL.RawQuery = q.Encode()
+	}
+	if watching && p.dropBookmark.Load() {
+		r.Header.Set("Accept", "application/json")
+	}
+	if !watching {
+		rp.ServeHTTP(w, r)
+		return
+	}
+	p.watches.Add(1)
+	ctx, cancel := context.WithCancel(r.Context())
+	r = r.WithContext(ctx)
+	p.mu.Lock()
+	p.streams[r] = cancel
+	p.mu.Unlock()
+	defer func() {
+		p.mu.Lock()
+		delete(p.streams, r)
+		p.mu.Unlock()
+		cancel()
+	}()
+	rp.ServeHTTP(w, r)
+}
+
+func (p *Proxy) modifyResponse(resp *http.Response) error {
+	q := resp.Request.URL.Query()
+	if (q.Get("watch") == "1" || q.Get("watch") == "true") && p.dropBookmark.Load() {
+		resp.Body = &bookmarkFilter{r: bufio.NewReader(resp.Body), c: resp.Body}
+	}
+	return nil
+}
+
+// bookmarkFilter drops the JSON lines of initial-events-end bookmarks.
+type bookmarkFilter struct {
+	r    *bufio.Reader
+	c    io.Closer
+	left []byte
+}
+
+func (f *bookmarkFilter) Read(b []byte) (int, error) {
+	for len(f.left) == 0 {
+		line, err := f.r.ReadBytes('\n')
+		if !(bytes.HasPrefix(line, []byte(`{"type":"BOOKMARK"`)) && bytes.Contains(line, []byte("k8s.io/initial-events-end"))) {
+			f.left = line
+		}
+		if err != nil {
+			if len(f.left) == 0 {
+				return 0, err
+			}
+			break
+		}
+	}
+	n := copy(b, f.left)
+	f.left = f.left[n:]
+	return n, nil
+}
+
+func (f *bookmarkFilter) Close() error { return f.c.Close() }

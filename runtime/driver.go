@@ -1,0 +1,52 @@
+package runtime
+
+// Driver feeds a Syncer's store and handlers by hand, with no server, so
+// that unit tests of code built on a Syncer can play add, update, delete,
+// resync and sync events and observe the results synchronously.
+type Driver[T Object] struct {
+	s *Syncer[T]
+}
+
+// NewDriver returns a Syncer of T with no server, and the Driver that feeds
+// it. The Syncer's Run blocks until its context is done. Options that shape
+// the store (WithIndex, WithTransform, WithStripManagedFields) apply.
+func NewDriver[T Object](res Resource, opts ...Option) (*Syncer[T], *Driver[T]) {
+	s := newSyncer[T](res, opts)
+	return s, &Driver[T]{s: s}
+}
+
+// Add applies objects as ADDED events.
+func (d *Driver[T]) Add(objs ...T) {
+	for _, o := range objs {
+		d.s.cache.upsert(o)
+	}
+}
+
+// Update applies obj as a MODIFIED event. obj must carry a resourceVersion
+// different from (newer than) the stored one, or it is dropped as a server
+// would never send it.
+func (d *Driver[T]) Update(obj T) { d.s.cache.upsert(obj) }
+
+// Delete applies obj as a DELETED event.
+func (d *Driver[T]) Delete(obj T) { d.s.cache.delete(obj) }
+
+// Resync plays a full resync whose snapshot is objs: OnResyncStarted, OnAdd
+// or OnUpdate for what is new or changed, OnDelete for what is gone, OnSync.
+func (d *Driver[T]) Resync(objs ...T) {
+	d.s.cache.beginResync()
+	d.Add(objs...)
+	d.s.mode.Store(int32(ModeList))
+	d.s.cache.finishResync()
+}
+
+// Sync completes the initial sync with what was added so far: OnSync, and
+// HasSynced becomes true.
+func (d *Driver[T]) Sync() {
+	d.s.mode.Store(int32(ModeList))
+	d.s.cache.finishResync()
+}
+
+// Error reports err to the handlers as a failure of kind Classify(err).
+func (d *Driver[T]) Error(err error) {
+	d.s.cache.fail(&SyncError{Kind: Classify(err), Resource: d.s.res.String(), Op: "test", Err: err})
+}
