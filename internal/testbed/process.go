@@ -51,7 +51,8 @@ func (p *process) exited() bool {
 	}
 }
 
-// stop asks the process to end and kills it if it does not within 10s.
+// stop asks the process to end and kills it if it does not within 3s (a
+// kube-apiserver with open watches can take much longer to drain them).
 func (p *process) stop() {
 	if p == nil || p.exited() {
 		return
@@ -59,7 +60,7 @@ func (p *process) stop() {
 	_ = p.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-p.done:
-	case <-time.After(10 * time.Second):
+	case <-time.After(3 * time.Second):
 		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 		<-p.done
 	}
