@@ -8,8 +8,8 @@ import (
 
 	"github.com/syncer-gen/syncer-gen/internal/testbed"
 	"github.com/syncer-gen/syncer-gen/runtime"
-	corev1 "k8s.io/api/core/v1"
 	"go.uber.org/goleak"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // A user without rights sees forbidden errors, retried with growing waits,

@@ -27,15 +27,15 @@ var configMaps = runtime.Resource{
 
 // recorder is a Handler that records what it is told.
 type recorder struct {
-	mu       sync.Mutex
-	adds     map[string]int // key -> OnAdd count
-	addRVs   map[string]int // key@rv -> OnAdd/OnUpdate count, to catch duplicates
-	updates  int
-	deletes  map[string]int
-	resyncs  int
-	syncs    int
-	errs     []error
-	order    []string // "add:key", "sync", ...
+	mu      sync.Mutex
+	adds    map[string]int // key -> OnAdd count
+	addRVs  map[string]int // key@rv -> OnAdd/OnUpdate count, to catch duplicates
+	updates int
+	deletes map[string]int
+	resyncs int
+	syncs   int
+	errs    []error
+	order   []string // "add:key", "sync", ...
 }
 
 func newRecorder() *recorder {
@@ -44,8 +44,13 @@ func newRecorder() *recorder {
 
 func key(cm *corev1.ConfigMap) string { return cm.Namespace + "/" + cm.Name }
 
-func (r *recorder) OnResyncStarted() { r.mu.Lock(); r.resyncs++; r.order = append(r.order, "resync"); r.mu.Unlock() }
-func (r *recorder) OnSync()          { r.mu.Lock(); r.syncs++; r.order = append(r.order, "sync"); r.mu.Unlock() }
+func (r *recorder) OnResyncStarted() {
+	r.mu.Lock()
+	r.resyncs++
+	r.order = append(r.order, "resync")
+	r.mu.Unlock()
+}
+func (r *recorder) OnSync() { r.mu.Lock(); r.syncs++; r.order = append(r.order, "sync"); r.mu.Unlock() }
 func (r *recorder) OnError(err error) {
 	r.mu.Lock()
 	r.errs = append(r.errs, err)

@@ -23,7 +23,7 @@ import (
 
 // Tokens accepted by the test bed's kube-apiserver.
 const (
-	AdminToken  = "syncer-gen-admin" // in group system:masters
+	AdminToken  = "syncer-gen-admin"  // in group system:masters
 	NobodyToken = "syncer-gen-nobody" // authenticated, allowed nothing
 )
 
@@ -42,15 +42,15 @@ func WithAPIServerFlags(flags ...string) Option {
 
 // Server is a running etcd and kube-apiserver.
 type Server struct {
-	dir        string
-	bin        string
-	etcdURL    string
-	port       int
-	args       []string
-	etcd       *process
-	apiserver  *process
-	mu         sync.Mutex
-	stopped    bool
+	dir       string
+	bin       string
+	etcdURL   string
+	port      int
+	args      []string
+	etcd      *process
+	apiserver *process
+	mu        sync.Mutex
+	stopped   bool
 }
 
 // Start starts etcd and kube-apiserver on free loopback ports in a
