@@ -2,19 +2,35 @@
 SHELL := /usr/bin/env bash
 GO ?= go
 
-.PHONY: testbed test unit vet
+.PHONY: testbed test unit vet generate verify demo bench
 
-## testbed: build etcd and kube-apiserver from the Go module proxy into bin/ (once)
-testbed:
-	hack/build-testbed.sh
+## demo: generate the examples' syncers and run them against a local etcd + kube-apiserver it starts
+demo: testbed
+	$(GO) run ./examples/demo
 
 ## test: the whole suite, against a real etcd and kube-apiserver it builds and starts
-test: testbed vet
-	$(GO) test -count=1 -timeout 40m ./...
+test: testbed vet verify
+	$(GO) test -count=1 -timeout 60m ./...
 
 ## unit: only the tests that need no server
 unit:
 	$(GO) test -count=1 -short ./...
+
+## generate: regenerate every checked-in generated file (examples, golden fixtures)
+generate:
+	hack/update-codegen.sh
+
+## verify: fail when a checked-in generated file differs from what the generator makes
+verify:
+	hack/verify-codegen.sh
+
+## bench: our syncer against client-go's informer and the stream floors, in one run
+bench: testbed
+	$(GO) run ./bench $(BENCH_FLAGS)
+
+## testbed: build etcd and kube-apiserver from the Go module proxy into bin/ (once)
+testbed:
+	hack/build-testbed.sh
 
 vet:
 	$(GO) vet ./...

@@ -1,0 +1,232 @@
+package generators
+
+import (
+	"fmt"
+	"go/token"
+	"go/types"
+	"reflect"
+	"sort"
+	"strings"
+	"unicode"
+)
+
+// segment is one ".name" or ".name[key]" of a field path, and where it starts
+// in the path text.
+type segment struct {
+	name   string
+	key    string
+	hasKey bool
+	offset int
+}
+
+// parseFieldPath parses a field path in the JSON names of an API type:
+// ".spec.nodeName", ".metadata.labels[app]",
+// ".metadata.labels['app.kubernetes.io/name']". A segment through a slice
+// reaches every element. It returns the offset in path of any error.
+func parseFieldPath(path string) ([]segment, int, error) {
+	var segs []segment
+	i := 0
+	for i < len(path) {
+		if path[i] != '.' {
+			return nil, i, fmt.Errorf("expected \".\" at %q; a field path is .field.field... in JSON names, e.g. .spec.nodeName", path[i:])
+		}
+		i++
+		start := i
+		for i < len(path) && isNameChar(rune(path[i]), i == start) {
+			i++
+		}
+		if i == start {
+			return nil, start, fmt.Errorf("expected a field name after \".\"")
+		}
+		seg := segment{name: path[start:i], offset: start - 1}
+		if i < len(path) && path[i] == '[' {
+			end := strings.IndexByte(path[i:], ']')
+			if end < 0 {
+				return nil, i, fmt.Errorf("unclosed \"[\"; expected [key], e.g. .metadata.labels[app]")
+			}
+			key := path[i+1 : i+end]
+			if len(key) >= 2 && (key[0] == '\'' || key[0] == '"') && key[len(key)-1] == key[0] {
+				key = key[1 : len(key)-1]
+			}
+			if key == "" {
+				return nil, i, fmt.Errorf("empty map key; expected [key], e.g. .metadata.labels[app]")
+			}
+			seg.key, seg.hasKey = key, true
+			i += end + 1
+		}
+		segs = append(segs, seg)
+	}
+	if len(segs) == 0 {
+		return nil, 0, fmt.Errorf("empty field path; expected e.g. .spec.nodeName")
+	}
+	return segs, 0, nil
+}
+
+func isNameChar(r rune, first bool) bool {
+	return r == '_' || unicode.IsLetter(r) || (!first && unicode.IsDigit(r))
+}
+
+// resolveFieldPath walks path through the Go type t (the API struct) and
+// returns the steps that reach the indexed values and how to format them.
+// Errors are placed at pos, the start of path in the source.
+func resolveFieldPath(t types.Type, path string, pos token.Position, marker string) ([]Step, Format, bool, *Error) {
+	segs, off, err := parseFieldPath(path)
+	if err != nil {
+		return nil, 0, false, errorf(at(pos, off), ErrorTypeInvalid, marker, "%v", err)
+	}
+	var steps []Step
+	cur := t
+	for i, seg := range segs {
+		cur = through(cur, &steps) // to the struct that has the field
+		st, ok := cur.Underlying().(*types.Struct)
+		if !ok {
+			return nil, 0, false, errorf(at(pos, seg.offset), ErrorTypeNotFound, marker,
+				"%s: %s has no fields; the path must end at a string, bool or integer", pathUpTo(segs, i+1), cur)
+		}
+		fieldSteps, ft, found := findJSONField(st, seg.name)
+		if !found {
+			return nil, 0, false, errorf(at(pos, seg.offset), ErrorTypeNotFound, marker,
+				"%s: no field %q in %s; expected one of: %s", pathUpTo(segs, i+1), seg.name, typeName(cur), strings.Join(jsonFieldNames(st), ", "))
+		}
+		steps = append(steps, fieldSteps...)
+		cur = ft
+		if seg.hasKey {
+			for {
+				p, isPtr := cur.Underlying().(*types.Pointer)
+				if !isPtr {
+					break
+				}
+				steps = append(steps, Step{Kind: StepPointer})
+				cur = p.Elem()
+			}
+			m, isMap := cur.Underlying().(*types.Map)
+			if !isMap || !isString(m.Key()) {
+				return nil, 0, false, errorf(at(pos, seg.offset), ErrorTypeInvalid, marker,
+					"%s: [%s] needs a map with string keys, and %s is a %s", pathUpTo(segs, i+1), seg.key, seg.name, cur)
+			}
+			steps = append(steps, Step{Kind: StepKey, Key: seg.key})
+			cur = m.Elem()
+		}
+	}
+	cur = through(cur, &steps) // to the value
+	if basic, ok := cur.Underlying().(*types.Basic); ok {
+		_, named := types.Unalias(cur).(*types.Named)
+		info := basic.Info()
+		switch {
+		case info&types.IsString != 0:
+			return steps, FormatString, named, nil
+		case info&types.IsBoolean != 0:
+			return steps, FormatBool, named, nil
+		case info&types.IsInteger != 0 && info&types.IsUnsigned != 0:
+			return steps, FormatUint, named, nil
+		case info&types.IsInteger != 0:
+			return steps, FormatInt, named, nil
+		}
+	}
+	return nil, 0, false, errorf(at(pos, segs[len(segs)-1].offset), ErrorTypeInvalid, marker,
+		"%s is a %s; an index needs a string, bool or integer (or a slice, pointer or map of them)", path, typeName(cur))
+}
+
+// through goes through the pointers and slices of t, adding a step for
+// each, and returns the type they lead to.
+func through(t types.Type, steps *[]Step) types.Type {
+	for {
+		switch u := t.Underlying().(type) {
+		case *types.Pointer:
+			*steps = append(*steps, Step{Kind: StepPointer})
+			t = u.Elem()
+		case *types.Slice:
+			*steps = append(*steps, Step{Kind: StepEach})
+			t = u.Elem()
+		default:
+			return t
+		}
+	}
+}
+
+// findJSONField finds the field serialised as name in st, looking into
+// embedded structs that are inlined (no JSON name of their own), as
+// encoding/json does. It returns the steps that select it.
+func findJSONField(st *types.Struct, name string) ([]Step, types.Type, bool) {
+	for i := 0; i < st.NumFields(); i++ {
+		f := st.Field(i)
+		if !f.Exported() {
+			continue
+		}
+		jsonName, inline := jsonTag(f, st.Tag(i))
+		if jsonName == name {
+			return []Step{{Kind: StepField, GoName: f.Name()}}, f.Type(), true
+		}
+		if inline {
+			inner, ok := f.Type().Underlying().(*types.Struct)
+			if !ok {
+				continue
+			}
+			if steps, t, found := findJSONField(inner, name); found {
+				return append([]Step{{Kind: StepField, GoName: f.Name()}}, steps...), t, true
+			}
+		}
+	}
+	return nil, nil, false
+}
+
+// jsonFieldNames returns the JSON names of st's fields, inlined ones included, sorted.
+func jsonFieldNames(st *types.Struct) []string {
+	var out []string
+	for i := 0; i < st.NumFields(); i++ {
+		f := st.Field(i)
+		if !f.Exported() {
+			continue
+		}
+		jsonName, inline := jsonTag(f, st.Tag(i))
+		if inline {
+			if inner, ok := f.Type().Underlying().(*types.Struct); ok {
+				out = append(out, jsonFieldNames(inner)...)
+			}
+			continue
+		}
+		if jsonName != "" {
+			out = append(out, jsonName)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// jsonTag returns the JSON name of a field, "" for one left out, and
+// whether it is an embedded struct whose fields are inlined.
+func jsonTag(f *types.Var, tag string) (name string, inline bool) {
+	v, ok := reflect.StructTag(tag).Lookup("json")
+	name, _, _ = strings.Cut(v, ",")
+	switch {
+	case name == "-":
+		return "", false
+	case f.Embedded() && name == "":
+		return "", true
+	case !ok || name == "":
+		return f.Name(), false
+	}
+	return name, false
+}
+
+func isString(t types.Type) bool {
+	b, ok := t.Underlying().(*types.Basic)
+	return ok && b.Info()&types.IsString != 0
+}
+
+func pathUpTo(segs []segment, n int) string {
+	var b strings.Builder
+	for _, s := range segs[:n] {
+		b.WriteString(".")
+		b.WriteString(s.name)
+		if s.hasKey {
+			b.WriteString("[" + s.key + "]")
+		}
+	}
+	return b.String()
+}
+
+// typeName returns t qualified by its package name only, e.g. v1.PodSpec.
+func typeName(t types.Type) string {
+	return types.TypeString(t, func(p *types.Package) string { return p.Name() })
+}

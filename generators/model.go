@@ -1,0 +1,101 @@
+package generators
+
+import "go/token"
+
+// Model is what one run generates: a Go package of syncers per API group
+// and version. It is the only thing templates see.
+type Model struct {
+	Packages []*Package // sorted by Dir
+}
+
+// Package is one generated Go package: the syncers of one group/version.
+type Package struct {
+	// Dir is the package's folder under the output folder, slash-separated,
+	// e.g. "core/v1": the API package's last two path elements.
+	Dir string
+	// Name is the Go package name: the version, e.g. "v1".
+	Name string
+	// ImportPath is the package's Go import path.
+	ImportPath string
+	// Group and Version are the API group ("" for core) and version.
+	Group, Version string
+	// Resources are the package's syncers, sorted by Kind.
+	Resources []*Resource
+}
+
+// Resource is one syncer: a Go API type bound to its REST resource.
+type Resource struct {
+	// Kind is the object kind, which is also the Go type name, e.g. "Pod".
+	Kind string
+	// ListKind is the name of the list type, e.g. "PodList".
+	ListKind string
+	// TypePkg is the import path of the Go API package, e.g. "k8s.io/api/core/v1".
+	TypePkg string
+	// Group and Version are the API group and version.
+	Group, Version string
+	// Resource is the plural resource name used in URLs, e.g. "pods".
+	Resource string
+	// Namespaced is false for +genclient:nonNamespaced types.
+	Namespaced bool
+	// StripManagedFields drops metadata.managedFields from each object by default.
+	StripManagedFields bool
+	// Indexes are the marker-declared indexes, sorted by Name.
+	Indexes []*Index
+	// Pos is where the type was selected: its marker, or the package's.
+	Pos token.Position
+}
+
+// Index is a typed index of a resource's store, declared by a
+// +syncer-gen:index marker.
+type Index struct {
+	// Name is the index name, e.g. "nodeName".
+	Name string
+	// Method is the name of the store's typed lookup, e.g. "ByNodeName".
+	Method string
+	// Path is the field path as written, e.g. ".spec.nodeName".
+	Path string
+	// Steps walk from the object to the indexed values.
+	Steps []Step
+	// Format turns a value reached by Steps into its index string.
+	Format Format
+	// Named is true when the value's type is a defined type (such as
+	// corev1.PodPhase) that must be converted to its basic type first.
+	Named bool
+	// Pos is where the marker is.
+	Pos token.Position
+}
+
+// StepKind is what a Step does to the value at hand.
+type StepKind int
+
+const (
+	// StepField selects the struct field GoName.
+	StepField StepKind = iota
+	// StepPointer goes through a pointer; a nil pointer gives no value.
+	StepPointer
+	// StepEach goes through every element of a slice.
+	StepEach
+	// StepKey takes the map entry Key; a missing key gives no value.
+	StepKey
+)
+
+// Step is one move along an index's field path.
+type Step struct {
+	Kind   StepKind
+	GoName string // StepField
+	Key    string // StepKey
+}
+
+// Format is how a value at the end of a path becomes an index string.
+type Format int
+
+const (
+	// FormatString: a string, used as it is.
+	FormatString Format = iota
+	// FormatBool: strconv.FormatBool.
+	FormatBool
+	// FormatInt: strconv.FormatInt of a signed integer.
+	FormatInt
+	// FormatUint: strconv.FormatUint of an unsigned integer.
+	FormatUint
+)

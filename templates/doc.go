@@ -1,0 +1,14 @@
+// Package templates renders a generators.Model to Go source with
+// github.com/dave/jennifer: one Go package per API group and version, and
+// per resource one file for each kind of artifact, each made by the file of
+// this package of the same name:
+//
+//	<kind>_handler.go  the typed Handler and HandlerFuncs (handler.go)
+//	<kind>_store.go    the typed Store with a method per marker-declared index (store.go)
+//	<kind>_syncer.go   the Resource binding, the Syncer and its constructor (syncer.go)
+//	<kind>_driver.go   the Driver that feeds a Syncer in unit tests, without a server (driver.go)
+//	doc.go             the package documentation (docfile.go)
+//
+// The generated code is thin: typed names and bindings over
+// github.com/syncer-gen/syncer-gen/runtime, which does the work.
+package templates
