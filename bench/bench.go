@@ -1,0 +1,162 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	goruntime "runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/syncer-gen/syncer-gen/internal/testbed"
+	"k8s.io/client-go/kubernetes"
+)
+
+// benchMain runs the whole benchmark.
+func benchMain(args []string) error {
+	o, err := parseOptions(args)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // a second interrupt kills at once; the kernel then ends every child
+	}()
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	if o.profileDir != "" {
+		if err := os.MkdirAll(o.profileDir, 0o755); err != nil {
+			return err
+		}
+	}
+	res := resources[o.resource]
+	setup := describeSetup(o)
+	fmt.Fprintln(os.Stderr, setup)
+
+	dir, err := os.MkdirTemp("", "syncer-gen-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	srv, err := launch(ctx, dir)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		fmt.Fprintln(os.Stderr, "stopping kube-apiserver and etcd")
+		srv.Stop()
+	}()
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	if err := srv.WriteKubeconfig(kubeconfig); err != nil {
+		return err
+	}
+	cs, err := kubernetes.NewForConfig(protobufConfig(srv.Config()))
+	if err != nil {
+		return err
+	}
+	if err := populate(ctx, cs, o, res); err != nil {
+		return err
+	}
+	b := &bench{o: o, exe: exe, kubeconfig: kubeconfig, cs: cs, res: res}
+	for i := range o.warmup {
+		fmt.Fprintf(os.Stderr, "warm-up %d/%d: %s\n", i+1, o.warmup, floorRead)
+		c, _ := contenderByName(floorRead)
+		if _, err := b.runOne(ctx, c, 0); err != nil {
+			return fmt.Errorf("warm-up: %w", err)
+		}
+	}
+	var rs []result
+	for round := 1; round <= o.rounds; round++ {
+		for _, c := range roundOrder(o.contenders, round) {
+			con, _ := contenderByName(c)
+			r, err := b.runOne(ctx, con, round)
+			if err != nil {
+				return fmt.Errorf("round %d, %s: %w", round, c, err)
+			}
+			fmt.Fprintf(os.Stderr, "round %d/%d %s\n", round, o.rounds, describeResult(r))
+			rs = append(rs, r)
+		}
+	}
+	report(os.Stdout, setup, rs, o.contenders)
+	return nil
+}
+
+// roundOrder returns the contenders of a round: every round runs all of
+// them, each round starting one further, so that no contender always
+// follows the same one.
+func roundOrder(names []string, round int) []string {
+	if len(names) == 0 {
+		return nil
+	}
+	k := (round - 1) % len(names)
+	return append(append([]string(nil), names[k:]...), names[:k]...)
+}
+
+func describeSetup(o options) string {
+	return fmt.Sprintf("setup: %d %s of %d B payload in namespace %q; %d rounds; steady state %d updates/s for %s over %d objects; "+
+		"GOMAXPROCS=%d GOGC=%s; %d CPUs; %s",
+		o.n, o.resource, o.size, o.namespace, o.rounds, o.rate, o.duration, min(o.steadyPool, o.n),
+		goruntime.GOMAXPROCS(0), envOr("GOGC", "default"), goruntime.NumCPU(), goruntime.Version())
+}
+
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}
+
+func describeResult(r result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-20s synced %d in %.3fs, peak RSS %.1f MiB (exit %.1f), allocated %.0f MiB, %d GCs",
+		r.contender, r.sync.Objects, r.sync.SyncSeconds, float64(r.sync.HWMBytes)/mib,
+		float64(r.exit.HWMBytes)/mib, float64(r.sync.TotalAllocBytes)/mib, r.sync.NumGC)
+	if r.sync.Note != "" {
+		fmt.Fprintf(&b, ", %s", r.sync.Note)
+	}
+	if s := r.steady; s != nil {
+		fmt.Fprintf(&b, "; steady: %d events, %.3f CPU s/1k, lag p50 %.1f ms p99 %.1f ms",
+			s.Events, s.CPUSeconds/float64(s.Events)*1000, s.LagP50Seconds*1000, s.LagP99Seconds*1000)
+	}
+	return b.String()
+}
+
+// launch starts etcd and kube-apiserver in dir. testbed.Launch builds them
+// first when missing (hack/build-testbed.sh, which waits for a build that
+// is already running); an interrupt meanwhile returns at once, and the
+// kernel ends what was started.
+func launch(ctx context.Context, dir string) (*testbed.Server, error) {
+	fmt.Fprintln(os.Stderr, "starting etcd and kube-apiserver (building them first if bin/ lacks them)")
+	type launched struct {
+		s   *testbed.Server
+		err error
+	}
+	ch := make(chan launched, 1)
+	started := time.Now()
+	go func() {
+		s, err := testbed.Launch(dir)
+		ch <- launched{s, err}
+	}()
+	select {
+	case l := <-ch:
+		if l.err != nil {
+			return nil, l.err
+		}
+		fmt.Fprintf(os.Stderr, "kube-apiserver ready at %s after %s\n", l.s.URL(), time.Since(started).Round(100*time.Millisecond))
+		return l.s, nil
+	case <-ctx.Done():
+		go func() {
+			if l := <-ch; l.s != nil {
+				l.s.Stop()
+			}
+		}()
+		return nil, errInterrupted
+	}
+}

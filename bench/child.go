@@ -1,0 +1,159 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	goruntime "runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// childArgs are the flags of the hidden child subcommand.
+type childArgs struct {
+	contender  string
+	resource   string
+	namespace  string
+	kubeconfig string
+	want       int
+	timeout    time.Duration
+	profileDir string
+	tag        string
+}
+
+func parseChildArgs(args []string) (childArgs, error) {
+	var a childArgs
+	fs := flag.NewFlagSet(childCommand, flag.ContinueOnError)
+	fs.StringVar(&a.contender, "contender", "", "contender to run")
+	fs.StringVar(&a.resource, "resource", "", "resource")
+	fs.StringVar(&a.namespace, "namespace", "", "namespace")
+	fs.StringVar(&a.kubeconfig, "kubeconfig", "", "kubeconfig")
+	fs.IntVar(&a.want, "want", 0, "objects expected")
+	fs.DurationVar(&a.timeout, "timeout", 5*time.Minute, "longest wait for sync and for the steady state's updates")
+	fs.StringVar(&a.profileDir, "profile", "", "folder for pprof profiles")
+	fs.StringVar(&a.tag, "tag", "", "profile file name prefix")
+	if err := fs.Parse(args); err != nil {
+		return a, err
+	}
+	if a.contender == "" || a.resource == "" || a.namespace == "" || a.kubeconfig == "" || a.want < 1 {
+		return a, errors.New("-contender, -resource, -namespace, -kubeconfig and -want are required")
+	}
+	return a, nil
+}
+
+// childMain runs one contender, reports to the parent on stdout and
+// follows its commands on stdin.
+func childMain(args []string) error {
+	a, err := parseChildArgs(args)
+	if err != nil {
+		return err
+	}
+	res, ok := resources[a.resource]
+	if !ok {
+		return fmt.Errorf("unknown resource %q", a.resource)
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", a.kubeconfig)
+	if err != nil {
+		return err
+	}
+	cfg.QPS, cfg.Burst = 1000, 2000
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	prof := newProfiler(a.profileDir, a.tag)
+	env := &childEnv{cfg: cfg, namespace: a.namespace, plural: res.plural, timeout: a.timeout, lags: newLagObserver()}
+
+	// Start of work: everything from here on is the contender's.
+	if err := prof.startCPU("sync"); err != nil {
+		return err
+	}
+	started := time.Now()
+	out, err := res.kind.run(ctx, a.contender, env)
+	took := time.Since(started)
+	hwm, hwmErr := vmHWM()
+	var ms goruntime.MemStats
+	goruntime.ReadMemStats(&ms)
+	prof.stopCPU()
+	if err != nil {
+		return fmt.Errorf("%s: %w", a.contender, err)
+	}
+	if hwmErr != nil {
+		return hwmErr
+	}
+	if out.objects != a.want {
+		return fmt.Errorf("%s: saw %d objects at sync, want %d", a.contender, out.objects, a.want)
+	}
+	if err := prof.writeHeap("sync"); err != nil {
+		return err
+	}
+	err = writeMsg(os.Stdout, msgSynced, syncReport{
+		SyncSeconds: took.Seconds(), Objects: out.objects, HWMBytes: hwm,
+		TotalAllocBytes: ms.TotalAlloc, NumGC: ms.NumGC, Note: out.note,
+	})
+	if err != nil {
+		return err
+	}
+	if err := followParent(ctx, env, a, prof); err != nil {
+		return err
+	}
+	hwm, err = vmHWM()
+	if err != nil {
+		return err
+	}
+	goruntime.KeepAlive(out.keep)
+	return writeMsg(os.Stdout, msgExit, exitReport{HWMBytes: hwm})
+}
+
+// followParent runs the parent's commands until it says exit.
+func followParent(ctx context.Context, env *childEnv, a childArgs, prof *profiler) error {
+	sc := bufio.NewScanner(os.Stdin)
+	var cpu0 time.Duration
+	for sc.Scan() {
+		cmd, arg, _ := strings.Cut(sc.Text(), " ")
+		switch cmd {
+		case cmdSteady:
+			if err := prof.startCPU("steady"); err != nil {
+				return err
+			}
+			cpu0 = cpuTime()
+			env.lags.start()
+			if err := writeMsg(os.Stdout, msgReady, struct{}{}); err != nil {
+				return err
+			}
+		case cmdEnd:
+			n, err := strconv.Atoi(arg)
+			if err != nil {
+				return fmt.Errorf("bad command %q", sc.Text())
+			}
+			lags, err := env.lags.wait(ctx, n, a.timeout)
+			cpu := cpuTime() - cpu0
+			prof.stopCPU()
+			if err != nil {
+				return fmt.Errorf("%s: steady state: %w", a.contender, err)
+			}
+			p50, p99 := lagPercentiles(lags)
+			err = writeMsg(os.Stdout, msgSteady, steadyReport{
+				Events: len(lags), CPUSeconds: cpu.Seconds(),
+				LagP50Seconds: p50.Seconds(), LagP99Seconds: p99.Seconds(),
+			})
+			if err != nil {
+				return err
+			}
+		case cmdExit:
+			return nil
+		default:
+			return fmt.Errorf("unknown command %q", sc.Text())
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	return errors.New("parent closed stdin without saying exit")
+}

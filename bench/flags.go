@@ -1,0 +1,91 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// options are the benchmark's flags.
+type options struct {
+	n          int
+	size       int
+	resource   string
+	namespace  string
+	workers    int
+	rounds     int
+	warmup     int
+	contenders []string
+	rate       int
+	duration   time.Duration
+	steadyPool int
+	profileDir string
+	timeout    time.Duration
+}
+
+func parseOptions(args []string) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.IntVar(&o.n, "n", 20000, "number of objects to create")
+	fs.IntVar(&o.size, "size", 2048, "payload bytes per object")
+	fs.StringVar(&o.resource, "resource", "configmaps", "resource to sync: "+strings.Join(resourceNames(), " or "))
+	fs.StringVar(&o.namespace, "namespace", "bench", "namespace of the objects")
+	fs.IntVar(&o.workers, "workers", 32, "parallel workers creating the objects")
+	fs.IntVar(&o.rounds, "rounds", 3, "measured rounds; each runs every contender once")
+	fs.IntVar(&o.warmup, "warmup", 1, "unmeasured floor-read runs before the first round")
+	list := fs.String("contenders", strings.Join(contenderNames(), ","), "comma-separated contenders to run")
+	fs.IntVar(&o.rate, "rate", 200, "steady state: updates per second written by the parent")
+	fs.DurationVar(&o.duration, "duration", 20*time.Second, "steady state: how long updates are written")
+	fs.IntVar(&o.steadyPool, "steady-objects", 500, "steady state: how many of the objects the updates cycle over")
+	fs.StringVar(&o.profileDir, "profile", "", "write each child's CPU and heap profiles into this folder (profiling costs CPU: figures of such a run are not the benchmark's)")
+	fs.DurationVar(&o.timeout, "child-timeout", 5*time.Minute, "longest a child may take to sync or to finish its steady state")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	o.contenders = splitList(*list)
+	return o, o.validate()
+}
+
+func (o options) validate() error {
+	switch {
+	case o.n < 1:
+		return fmt.Errorf("-n must be at least 1, got %d", o.n)
+	case o.size < 0:
+		return fmt.Errorf("-size must not be negative, got %d", o.size)
+	case o.workers < 1:
+		return fmt.Errorf("-workers must be at least 1, got %d", o.workers)
+	case o.rounds < 1:
+		return fmt.Errorf("-rounds must be at least 1, got %d", o.rounds)
+	case o.rate < 1 || o.duration <= 0:
+		return fmt.Errorf("-rate and -duration must be positive, got %d and %s", o.rate, o.duration)
+	case o.steadyPool < 1:
+		return fmt.Errorf("-steady-objects must be at least 1, got %d", o.steadyPool)
+	}
+	if _, ok := resources[o.resource]; !ok {
+		return fmt.Errorf("-resource %q: known are %s", o.resource, strings.Join(resourceNames(), ", "))
+	}
+	if len(o.contenders) == 0 {
+		return fmt.Errorf("-contenders is empty")
+	}
+	for _, c := range o.contenders {
+		if _, ok := contenderByName(c); !ok {
+			return fmt.Errorf("-contenders: unknown %q; known are %s", c, strings.Join(contenderNames(), ", "))
+		}
+	}
+	return nil
+}
+
+// splitList splits a comma-separated list, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+
+	"k8s.io/client-go/rest"
+)
+
+// protobufStream is the media type of a protobuf watch stream.
+const protobufStream = "application/vnd.kubernetes.protobuf;stream=watch"
+
+// readFloor opens a raw WatchList stream and reads it up to the
+// initial-events-end bookmark, calling decode (when not nil) with the
+// protobuf bytes of each ADDED object.
+func readFloor(ctx context.Context, e *childEnv, decode func([]byte) error) (syncOutcome, error) {
+	ctx, cancel := context.WithTimeout(ctx, e.timeout)
+	defer cancel()
+	body, err := openWatchList(ctx, e)
+	if err != nil {
+		return syncOutcome{}, err
+	}
+	defer body.Close()
+	n, err := readInitialEvents(bufio.NewReaderSize(body, 64<<10), decode)
+	return syncOutcome{objects: n}, err
+}
+
+// openWatchList sends the WatchList request with the same transport
+// (TLS, HTTP/2, auth) as client-go's and returns the response body.
+func openWatchList(ctx context.Context, e *childEnv) (io.ReadCloser, error) {
+	client, err := rest.HTTPClientFor(e.cfg)
+	if err != nil {
+		return nil, err
+	}
+	q := url.Values{
+		"watch":                {"1"},
+		"sendInitialEvents":    {"true"},
+		"resourceVersionMatch": {"NotOlderThan"},
+		"allowWatchBookmarks":  {"true"},
+	}
+	u := e.cfg.Host + "/api/v1/namespaces/" + url.PathEscape(e.namespace) + "/" + e.plural + "?" + q.Encode()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", protobufStream)
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		resp.Body.Close()
+		return nil, fmt.Errorf("WatchList request: HTTP %d: %q", resp.StatusCode, b)
+	}
+	mt, params, err := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if err != nil || mt != "application/vnd.kubernetes.protobuf" || params["stream"] != "watch" {
+		resp.Body.Close()
+		return nil, fmt.Errorf("WatchList request: got Content-Type %q, want %q", resp.Header.Get("Content-Type"), protobufStream)
+	}
+	return resp.Body, nil
+}

@@ -1,0 +1,40 @@
+package main
+
+import (
+	"context"
+	"sync/atomic"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+)
+
+// runInformer runs client-go's SharedIndexInformer, with protobuf like our
+// syncer and no indexes, until its handler has seen the initial state
+// (the registration's HasSynced). Whether the reflector uses WatchList
+// follows KUBE_FEATURE_WatchListClient, set by the parent.
+func runInformer[P metav1.Object](ctx context.Context, e *childEnv, newInformer informerFunc) (syncOutcome, error) {
+	cfg := rest.CopyConfig(e.cfg)
+	cfg.ContentType = kruntime.ContentTypeProtobuf
+	cfg.AcceptContentTypes = kruntime.ContentTypeProtobuf + "," + kruntime.ContentTypeJSON
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return syncOutcome{}, err
+	}
+	inf := newInformer(cs, e.namespace, 0, cache.Indexers{})
+	var added atomic.Int64
+	reg, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(any) { added.Add(1) },
+		UpdateFunc: func(_, obj any) { e.lags.observe(obj.(P)) },
+	})
+	if err != nil {
+		return syncOutcome{}, err
+	}
+	go inf.Run(ctx.Done())
+	if err := pollUntil(ctx, e.timeout, reg.HasSynced); err != nil {
+		return syncOutcome{}, err
+	}
+	return syncOutcome{objects: int(added.Load()), keep: inf}, nil
+}

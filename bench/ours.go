@@ -1,0 +1,40 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/syncer-gen/syncer-gen/runtime"
+	"k8s.io/client-go/rest"
+)
+
+// runOurs runs our syncer until it has synced.
+func runOurs[P runtime.Object](ctx context.Context, e *childEnv,
+	newSyncer func(*rest.Config, ...runtime.Option) (*runtime.Syncer[P], error), opts ...runtime.Option) (syncOutcome, error) {
+	s, err := newSyncer(e.cfg, append([]runtime.Option{runtime.WithNamespace(e.namespace)}, opts...)...)
+	if err != nil {
+		return syncOutcome{}, err
+	}
+	var added, failures atomic.Int64
+	var lastErr atomic.Value
+	s.AddHandler(runtime.HandlerFuncs[P]{
+		AddFunc:    func(P) { added.Add(1) },
+		UpdateFunc: func(_, obj P) { e.lags.observe(obj) },
+		ErrorFunc: func(err error) {
+			failures.Add(1)
+			lastErr.Store(err.Error())
+		},
+	})
+	go func() { _ = s.Run(ctx) }()
+	wctx, cancel := context.WithTimeout(ctx, e.timeout)
+	defer cancel()
+	if err := s.WaitForSync(wctx); err != nil {
+		return syncOutcome{}, fmt.Errorf("not synced: %w (last error: %v)", err, lastErr.Load())
+	}
+	note := "mode=" + s.Mode().String()
+	if n := failures.Load(); n > 0 {
+		note += fmt.Sprintf(" errors=%d last=%v", n, lastErr.Load())
+	}
+	return syncOutcome{objects: int(added.Load()), note: note, keep: s}, nil
+}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+)
+
+// objectName names the i-th object.
+func objectName(i int) string { return fmt.Sprintf("obj-%06d", i) }
+
+// payload returns size printable bytes, different per object.
+func payload(i, size int) string {
+	const alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	var b strings.Builder
+	b.Grow(size)
+	x := uint32(i)*2654435761 + 1
+	for range size {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		b.WriteByte(alphabet[x%uint32(len(alphabet))])
+	}
+	return b.String()
+}
+
+// populate creates the namespace and o.n objects with o.workers in parallel.
+func populate(ctx context.Context, cs kubernetes.Interface, o options, res resource) error {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: o.namespace}}
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("create namespace %s: %w", o.namespace, err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	p := startProgress("creating "+res.plural, o.n)
+	defer p.finish()
+	next := make(chan int)
+	errs := make(chan error, o.workers)
+	var wg sync.WaitGroup
+	for range o.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if err := create(ctx, cs, o, res, i); err != nil {
+					errs <- err
+					cancel()
+					return
+				}
+				p.add(1)
+			}
+		}()
+	}
+feed:
+	for i := range o.n {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	select {
+	case err := <-errs:
+		return err
+	default:
+		return ctx.Err()
+	}
+}
+
+// create creates object i, retrying what a loaded server may answer.
+func create(ctx context.Context, cs kubernetes.Interface, o options, res resource, i int) error {
+	obj := res.newObject(o.namespace, objectName(i), payload(i, o.size))
+	var err error
+	for attempt := 0; attempt < 5; attempt++ {
+		err = cs.CoreV1().RESTClient().Post().Namespace(o.namespace).Resource(res.plural).
+			Body(obj).Timeout(30 * time.Second).Do(ctx).Error()
+		switch {
+		case err == nil, apierrors.IsAlreadyExists(err):
+			return nil
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case apierrors.IsTooManyRequests(err), apierrors.IsServerTimeout(err), apierrors.IsTimeout(err),
+			apierrors.IsInternalError(err), apierrors.IsServiceUnavailable(err):
+			continue
+		default:
+			return fmt.Errorf("create %s %s: %w", res.plural, objectName(i), err)
+		}
+	}
+	return fmt.Errorf("create %s %s: gave up after 5 attempts: %w", res.plural, objectName(i), err)
+}

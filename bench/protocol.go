@@ -1,0 +1,80 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// A child talks to the parent in lines on its stdout, "<kind> <json>", and
+// is told what to do in lines on its stdin:
+//
+//	child:  synced {syncReport}     once synced (or it exits with an error)
+//	parent: steady                  start the steady state
+//	child:  ready {}
+//	parent: end <n>                 n updates were written; report once all are handled
+//	child:  steady {steadyReport}
+//	parent: exit
+//	child:  exit {exitReport}       and exits
+const (
+	msgSynced = "synced"
+	msgReady  = "ready"
+	msgSteady = "steady"
+	msgExit   = "exit"
+	cmdSteady = "steady"
+	cmdEnd    = "end"
+	cmdExit   = "exit"
+)
+
+// syncReport is what a child measured up to synced.
+type syncReport struct {
+	SyncSeconds     float64 `json:"syncSeconds"`
+	Objects         int     `json:"objects"`
+	HWMBytes        int64   `json:"hwmBytes"`
+	TotalAllocBytes uint64  `json:"totalAllocBytes"`
+	NumGC           uint32  `json:"numGC"`
+	Note            string  `json:"note,omitempty"`
+}
+
+// steadyReport is what a child measured during the steady state.
+type steadyReport struct {
+	Events        int     `json:"events"`
+	CPUSeconds    float64 `json:"cpuSeconds"`
+	LagP50Seconds float64 `json:"lagP50Seconds"`
+	LagP99Seconds float64 `json:"lagP99Seconds"`
+}
+
+// exitReport is what a child measured at exit.
+type exitReport struct {
+	HWMBytes int64 `json:"hwmBytes"`
+}
+
+func writeMsg(w io.Writer, kind string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s %s\n", kind, b)
+	return err
+}
+
+// parseMsg splits a child's line and decodes its JSON into v when the kind
+// is want.
+func parseMsg(line, want string, v any) error {
+	kind, body, _ := strings.Cut(line, " ")
+	if kind != want {
+		return fmt.Errorf("child said %q, expected %s", truncate(line, 200), want)
+	}
+	if err := json.Unmarshal([]byte(body), v); err != nil {
+		return fmt.Errorf("child's %s message: %w", want, err)
+	}
+	return nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+)
+
+// medianTable is the table of each contender's medians.
+func medianTable(ss []summary) *table {
+	t := &table{header: []string{"contender", "runs", "objects", "time to synced s",
+		"peak RSS at sync MiB", "peak RSS at exit MiB", "allocated MiB",
+		"CPU s / 1k events", "lag p50 ms", "lag p99 ms"}}
+	for _, s := range ss {
+		t.add(s.contender, fmt.Sprint(s.runs), num(s.objects, 0), num(s.syncSeconds, 3),
+			num(s.hwmSyncMiB, 1), num(s.hwmExitMiB, 1), num(s.allocMiB, 0),
+			num(s.cpuPer1k, 3), num(s.lagP50ms, 1), num(s.lagP99ms, 1))
+	}
+	return t
+}
+
+// comparison is one ratio of ours to a reference, with its target.
+type comparison struct {
+	key    string // name in the machine-readable line; "" for none
+	what   string
+	value  float64
+	target float64
+	strict bool // target is "<", not "<="
+}
+
+func (c comparison) met() bool {
+	if math.IsNaN(c.value) {
+		return false
+	}
+	if c.strict {
+		return c.value < c.target
+	}
+	return c.value <= c.target+1e-9
+}
+
+func (c comparison) targetText() string {
+	op := "<="
+	if c.strict {
+		op = "<"
+	}
+	return fmt.Sprintf("%s %.2f", op, c.target)
+}
+
+// comparisons computes the ratios the issue asks for from the medians.
+func comparisons(ss []summary) []comparison {
+	o, st := find(ss, ours), find(ss, oursStrip)
+	fd, ka, cg := find(ss, floorDecode), find(ss, keepAll), find(ss, clientGoWatch)
+	return []comparison{
+		{"time_vs_floor", "ours time to synced / floor-decode", ratio(o.syncSeconds, fd.syncSeconds), 1.05, false},
+		{"rss_vs_keepall", "ours peak RSS at sync / keep-all", ratio(o.hwmSyncMiB, ka.hwmSyncMiB), 1.0, false},
+		{"rss_strip_vs_keepall", "ours-strip peak RSS at sync / keep-all", ratio(st.hwmSyncMiB, ka.hwmSyncMiB), 0.7, false},
+		{"rss_vs_clientgo", "ours peak RSS at sync / client-go-watchlist", ratio(o.hwmSyncMiB, cg.hwmSyncMiB), 1.0, true},
+		{"time_vs_clientgo", "ours time to synced / client-go-watchlist", ratio(o.syncSeconds, cg.syncSeconds), 1.0, true},
+		{"cpu_per_event_vs_clientgo", "ours steady CPU per event / client-go-watchlist", ratio(o.cpuPer1k, cg.cpuPer1k), 0.5, false},
+		{"", "ours steady lag p50 / client-go-watchlist", ratio(o.lagP50ms, cg.lagP50ms), 1.0, false},
+		{"", "ours steady lag p99 / client-go-watchlist", ratio(o.lagP99ms, cg.lagP99ms), 1.0, false},
+	}
+}
+
+func comparisonTable(cs []comparison) *table {
+	t := &table{header: []string{"ratio (medians)", "value", "target", "met"}}
+	for _, c := range cs {
+		met := "no"
+		if c.met() {
+			met = "yes"
+		}
+		t.add(c.what, times(c.value), c.targetText(), met)
+	}
+	return t
+}
+
+// machineLine is the benchmark's last line, in the issue's order.
+func machineLine(cs []comparison) string {
+	get := func(key string) string {
+		for _, c := range cs {
+			if c.key == key {
+				return fixed2(c.value)
+			}
+		}
+		return "nan"
+	}
+	keys := []string{"time_vs_floor", "rss_vs_keepall", "rss_vs_clientgo", "time_vs_clientgo", "rss_strip_vs_keepall", "cpu_per_event_vs_clientgo"}
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + get(k)
+	}
+	return "bench: " + strings.Join(parts, " ")
+}
+
+// report prints the tables and ends with the machine-readable line.
+func report(w io.Writer, setup string, rs []result, names []string) {
+	ss := summarize(rs, names)
+	cs := comparisons(ss)
+	fmt.Fprintf(w, "\n%s\n\nMedians over the rounds:\n\n%s\n", setup, medianTable(ss))
+	for _, s := range ss {
+		if s.notes != "" {
+			fmt.Fprintf(w, "%s: %s\n", s.contender, s.notes)
+		}
+	}
+	fmt.Fprintf(w, "\nRatios (lower is better for ours):\n\n%s\n", comparisonTable(cs))
+	fmt.Fprintln(w, machineLine(cs))
+}

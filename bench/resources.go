@@ -1,0 +1,84 @@
+package main
+
+import (
+	"sort"
+	"time"
+
+	"github.com/syncer-gen/syncer-gen/runtime"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
+	corev1informers "k8s.io/client-go/informers/core/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+)
+
+// writtenAtAnnotation carries the unix nanoseconds at which the parent wrote
+// an update, so that a child can measure the lag to its handler. Objects
+// are created with it set to zero, padded to the same width, so that the
+// objects keep their size when updated.
+const writtenAtAnnotation = "bench.syncer-gen.io/written-at"
+
+// resource is what the benchmark needs to know of one resource: how to make
+// an object to create, and the typed contenders of the child.
+type resource struct {
+	plural    string
+	newObject func(ns, name, payload string) kruntime.Object
+	kind      childKind
+}
+
+var resources = map[string]resource{
+	"configmaps": {
+		plural: "configmaps",
+		newObject: func(ns, name, payload string) kruntime.Object {
+			return &corev1.ConfigMap{ObjectMeta: objectMeta(ns, name), Data: map[string]string{"payload": payload}}
+		},
+		kind: kind[corev1.ConfigMap, *corev1.ConfigMap]{
+			newSyncer:   newConfigMapSyncer,
+			newInformer: corev1informers.NewConfigMapInformer,
+		},
+	},
+	"secrets": {
+		plural: "secrets",
+		newObject: func(ns, name, payload string) kruntime.Object {
+			return &corev1.Secret{ObjectMeta: objectMeta(ns, name), Data: map[string][]byte{"payload": []byte(payload)}}
+		},
+		kind: kind[corev1.Secret, *corev1.Secret]{
+			newSyncer: func(cfg *rest.Config, opts ...runtime.Option) (*runtime.Syncer[*corev1.Secret], error) {
+				return runtime.New[*corev1.Secret](cfg, runtime.Resource{
+					Version: "v1", Resource: "secrets", Kind: "Secret", Namespaced: true,
+					NewList: func() kruntime.Object { return &corev1.SecretList{} },
+				}, opts...)
+			},
+			newInformer: corev1informers.NewSecretInformer,
+		},
+	},
+}
+
+// newConfigMapSyncer builds our syncer of ConfigMaps. When syncer-gen's
+// generated package github.com/syncer-gen/syncer-gen/examples/builtin/syncers/core/v1
+// exists, this becomes a call of its NewConfigMapSyncer.
+func newConfigMapSyncer(cfg *rest.Config, opts ...runtime.Option) (*runtime.Syncer[*corev1.ConfigMap], error) {
+	return runtime.New[*corev1.ConfigMap](cfg, runtime.Resource{
+		Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true,
+		NewList: func() kruntime.Object { return &corev1.ConfigMapList{} },
+	}, opts...)
+}
+
+// informerFunc is the signature of client-go's generated informer constructors.
+type informerFunc func(client kubernetes.Interface, namespace string, resync time.Duration, indexers cache.Indexers) cache.SharedIndexInformer
+
+func objectMeta(ns, name string) metav1.ObjectMeta {
+	return metav1.ObjectMeta{Namespace: ns, Name: name,
+		Annotations: map[string]string{writtenAtAnnotation: formatNanos(0)}}
+}
+
+func resourceNames() []string {
+	out := make([]string, 0, len(resources))
+	for n := range resources {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}

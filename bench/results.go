@@ -1,0 +1,106 @@
+package main
+
+import (
+	"math"
+	"strings"
+)
+
+// result is one child run of one contender.
+type result struct {
+	contender string
+	round     int
+	sync      syncReport
+	steady    *steadyReport
+	exit      exitReport
+}
+
+// summary holds the medians over the rounds of one contender; NaN where
+// the contender has no such figure.
+type summary struct {
+	contender    string
+	runs         int
+	syncSeconds  float64
+	hwmSyncMiB   float64
+	hwmExitMiB   float64
+	allocMiB     float64
+	objects      float64
+	cpuPer1k     float64 // CPU seconds per 1,000 events in the steady state
+	lagP50ms     float64
+	lagP99ms     float64
+	steadyEvents float64
+	notes        string
+}
+
+const mib = 1 << 20
+
+// summarize returns the medians of each contender's runs, in the order of names.
+func summarize(rs []result, names []string) []summary {
+	out := make([]summary, 0, len(names))
+	for _, name := range names {
+		var mine []result
+		for _, r := range rs {
+			if r.contender == name {
+				mine = append(mine, r)
+			}
+		}
+		out = append(out, summarizeOne(name, mine))
+	}
+	return out
+}
+
+func summarizeOne(name string, rs []result) summary {
+	med := func(f func(result) (float64, bool)) float64 {
+		var xs []float64
+		for _, r := range rs {
+			if x, ok := f(r); ok {
+				xs = append(xs, x)
+			}
+		}
+		return median(xs)
+	}
+	always := func(f func(result) float64) func(result) (float64, bool) {
+		return func(r result) (float64, bool) { return f(r), true }
+	}
+	steady := func(f func(*steadyReport) float64) func(result) (float64, bool) {
+		return func(r result) (float64, bool) {
+			if r.steady == nil || r.steady.Events == 0 {
+				return 0, false
+			}
+			return f(r.steady), true
+		}
+	}
+	notes := map[string]bool{}
+	var noteList []string
+	for _, r := range rs {
+		if r.sync.Note != "" && !notes[r.sync.Note] {
+			notes[r.sync.Note] = true
+			noteList = append(noteList, r.sync.Note)
+		}
+	}
+	return summary{
+		contender:    name,
+		runs:         len(rs),
+		syncSeconds:  med(always(func(r result) float64 { return r.sync.SyncSeconds })),
+		hwmSyncMiB:   med(always(func(r result) float64 { return float64(r.sync.HWMBytes) / mib })),
+		hwmExitMiB:   med(always(func(r result) float64 { return float64(r.exit.HWMBytes) / mib })),
+		allocMiB:     med(always(func(r result) float64 { return float64(r.sync.TotalAllocBytes) / mib })),
+		objects:      med(always(func(r result) float64 { return float64(r.sync.Objects) })),
+		cpuPer1k:     med(steady(func(s *steadyReport) float64 { return s.CPUSeconds / float64(s.Events) * 1000 })),
+		lagP50ms:     med(steady(func(s *steadyReport) float64 { return s.LagP50Seconds * 1000 })),
+		lagP99ms:     med(steady(func(s *steadyReport) float64 { return s.LagP99Seconds * 1000 })),
+		steadyEvents: med(steady(func(s *steadyReport) float64 { return float64(s.Events) })),
+		notes:        strings.Join(noteList, "; "),
+	}
+}
+
+// find returns the summary of name, or one of NaNs when it did not run.
+func find(ss []summary, name string) summary {
+	for _, s := range ss {
+		if s.contender == name {
+			return s
+		}
+	}
+	nan := math.NaN()
+	return summary{contender: name, syncSeconds: nan, hwmSyncMiB: nan, hwmExitMiB: nan, allocMiB: nan,
+		objects: nan, cpuPer1k: nan, lagP50ms: nan, lagP99ms: nan, steadyEvents: nan}
+}

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	kruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+// bench holds what every run needs.
+type bench struct {
+	o          options
+	exe        string
+	kubeconfig string
+	cs         kubernetes.Interface
+	res        resource
+}
+
+// replyTimeout bounds the child's answers that need no work.
+const replyTimeout = 30 * time.Second
+
+// runOne runs contender c once as a child process: sync, the steady state
+// for contenders that have one, exit. The child is killed on every path.
+func (b *bench) runOne(ctx context.Context, c contender, round int) (result, error) {
+	r := result{contender: c.name, round: round}
+	ch, err := startChild(b.exe, c, b.o, b.kubeconfig, round)
+	if err != nil {
+		return r, err
+	}
+	defer ch.kill()
+	if err := ch.expect(ctx, msgSynced, &r.sync, b.o.timeout+replyTimeout); err != nil {
+		return r, err
+	}
+	if r.sync.Objects != b.o.n {
+		return r, fmt.Errorf("%s saw %d objects, want %d", c.name, r.sync.Objects, b.o.n)
+	}
+	if c.steady && round > 0 {
+		if r.steady, err = b.steady(ctx, ch); err != nil {
+			return r, err
+		}
+	}
+	if err := ch.send(cmdExit); err != nil {
+		return r, err
+	}
+	if err := ch.expect(ctx, msgExit, &r.exit, replyTimeout); err != nil {
+		return r, err
+	}
+	return r, ch.wait(replyTimeout)
+}
+
+// steady drives the steady state of a child.
+func (b *bench) steady(ctx context.Context, ch *child) (*steadyReport, error) {
+	if err := ch.send(cmdSteady); err != nil {
+		return nil, err
+	}
+	if err := ch.expect(ctx, msgReady, &struct{}{}, replyTimeout); err != nil {
+		return nil, err
+	}
+	n, took, err := writeUpdates(ctx, b.cs, b.o, b.res)
+	if err != nil {
+		return nil, err
+	}
+	if rate := float64(n) / took.Seconds(); rate < 0.9*float64(b.o.rate) {
+		fmt.Fprintf(os.Stderr, "warning: steady state wrote %d updates in %s (%.0f/s), under 90%% of the asked %d/s: the machine is busy\n",
+			n, took.Round(time.Millisecond), rate, b.o.rate)
+	}
+	if err := ch.send(fmt.Sprintf("%s %d", cmdEnd, n)); err != nil {
+		return nil, err
+	}
+	var s steadyReport
+	if err := ch.expect(ctx, msgSteady, &s, b.o.timeout+replyTimeout); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// protobufConfig returns cfg speaking protobuf, as every contender does.
+func protobufConfig(cfg *rest.Config) *rest.Config {
+	c := rest.CopyConfig(cfg)
+	c.ContentType = kruntime.ContentTypeProtobuf
+	c.AcceptContentTypes = kruntime.ContentTypeProtobuf + "," + kruntime.ContentTypeJSON
+	return c
+}

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+)
+
+// steadyWriters is how many requests may be in flight at once.
+const steadyWriters = 8
+
+// writeUpdates writes o.rate updates a second for o.duration, cycling over
+// the first o.steadyPool objects; each update sets writtenAtAnnotation to the
+// time it is sent. It returns how many writes succeeded and how long handing
+// them out to the writers took, which is longer than o.duration when the
+// server cannot keep up.
+func writeUpdates(ctx context.Context, cs kubernetes.Interface, o options, res resource) (int, time.Duration, error) {
+	total := int(float64(o.rate) * o.duration.Seconds())
+	pool := min(o.steadyPool, o.n)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	tokens := make(chan int, steadyWriters)
+	var ok atomic.Int64
+	var firstErr error
+	var once sync.Once
+	var wg sync.WaitGroup
+	for range steadyWriters {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range tokens {
+				body := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, writtenAtAnnotation, formatNanos(time.Now().UnixNano()))
+				err := cs.CoreV1().RESTClient().Patch(types.MergePatchType).Namespace(o.namespace).
+					Resource(res.plural).Name(objectName(i % pool)).Body([]byte(body)).
+					Timeout(30 * time.Second).Do(ctx).Error()
+				if err != nil {
+					once.Do(func() { firstErr = fmt.Errorf("update %s: %w", objectName(i%pool), err); cancel() })
+					return
+				}
+				ok.Add(1)
+			}
+		}()
+	}
+	started := time.Now()
+	tick := time.NewTicker(time.Second / time.Duration(o.rate))
+feed:
+	for i := range total {
+		select {
+		case <-ctx.Done():
+			break feed
+		case <-tick.C:
+		}
+		select {
+		case tokens <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	tick.Stop()
+	took := time.Since(started) // the pace of writing, not the last reply
+	close(tokens)
+	wg.Wait()
+	if firstErr != nil {
+		return int(ok.Load()), took, firstErr
+	}
+	return int(ok.Load()), took, ctx.Err()
+}

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestTable(t *testing.T) {
+	tb := &table{header: []string{"name", "value"}}
+	tb.add("a", "1.5")
+	tb.add("longer", "12")
+	want := "" +
+		"| name   | value |\n" +
+		"| ------ | ----: |\n" +
+		"| a      |   1.5 |\n" +
+		"| longer |    12 |\n"
+	if got := tb.String(); got != want {
+		t.Errorf("table:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestTableShortColumnsAndRows(t *testing.T) {
+	tb := &table{header: []string{"x", "y"}}
+	tb.add("only")
+	lines := strings.Split(strings.TrimSuffix(tb.String(), "\n"), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("got %d lines: %q", len(lines), lines)
+	}
+	for _, l := range lines {
+		if len(l) != len(lines[0]) {
+			t.Errorf("ragged line %q", l)
+		}
+	}
+	if lines[2] != "| only |     |" {
+		t.Errorf("missing cell not padded: %q", lines[2])
+	}
+}
+
+func TestFormatting(t *testing.T) {
+	for _, tc := range []struct{ got, want string }{
+		{num(1.23456, 3), "1.235"},
+		{num(math.NaN(), 1), "-"},
+		{times(0.8), "0.80x"},
+		{times(math.Inf(1)), "-"},
+		{fixed2(1.005), "1.00"},
+		{fixed2(1.236), "1.24"},
+		{fixed2(math.NaN()), "nan"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
+	}
+}
+
+func TestMachineLine(t *testing.T) {
+	nan := math.NaN()
+	ss := []summary{
+		{contender: floorDecode, syncSeconds: 2, hwmSyncMiB: 50, cpuPer1k: nan},
+		{contender: keepAll, syncSeconds: 2.5, hwmSyncMiB: 100, cpuPer1k: nan},
+		{contender: clientGoWatch, syncSeconds: 4, hwmSyncMiB: 200, cpuPer1k: 0.4, lagP50ms: 2, lagP99ms: 10},
+		{contender: ours, syncSeconds: 2.1, hwmSyncMiB: 90, cpuPer1k: 0.1, lagP50ms: 2, lagP99ms: 12},
+		{contender: oursStrip, syncSeconds: 2.1, hwmSyncMiB: 65},
+	}
+	cs := comparisons(ss)
+	want := "bench: time_vs_floor=1.05 rss_vs_keepall=0.90 rss_vs_clientgo=0.45 time_vs_clientgo=0.53 rss_strip_vs_keepall=0.65 cpu_per_event_vs_clientgo=0.25"
+	if got := machineLine(cs); got != want {
+		t.Errorf("machine line:\n%s\nwant:\n%s", got, want)
+	}
+	met := map[string]bool{}
+	for _, c := range cs {
+		met[c.what] = c.met()
+	}
+	if !met["ours time to synced / floor-decode"] || !met["ours steady lag p50 / client-go-watchlist"] {
+		t.Errorf("targets at or under the bound not met: %v", met)
+	}
+	if met["ours steady lag p99 / client-go-watchlist"] {
+		t.Errorf("lag p99 of 1.2x counted as met")
+	}
+	// A contender that did not run gives nan, and the target is not met.
+	cs = comparisons(ss[:3])
+	if !strings.Contains(machineLine(cs), "time_vs_floor=nan") || cs[0].met() {
+		t.Errorf("missing ours: %s, met=%v", machineLine(cs), cs[0].met())
+	}
+}
+
+func TestReportEndsWithMachineLine(t *testing.T) {
+	var b strings.Builder
+	report(&b, "setup", []result{{contender: ours, sync: syncReport{SyncSeconds: 1, Objects: 1}}}, []string{ours})
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if last := lines[len(lines)-1]; !strings.HasPrefix(last, "bench: time_vs_floor=") {
+		t.Errorf("last line %q", last)
+	}
+}
