@@ -85,8 +85,13 @@ func resolveFieldPath(t types.Type, path string, pos token.Position, marker stri
 		}
 		fieldSteps, ft, found := findJSONField(st, seg.name)
 		if !found {
+			names := jsonFieldNames(st)
+			expected := "expected one of: " + strings.Join(names, ", ")
+			if near := closest(seg.name, names); near != "" {
+				expected = fmt.Sprintf("did you mean %q?", near)
+			}
 			return nil, 0, false, errorf(at(pos, seg.offset), ErrorTypeNotFound, marker,
-				"%s: no field %q in %s; expected one of: %s", pathUpTo(segs, i+1), seg.name, typeName(cur), strings.Join(jsonFieldNames(st), ", "))
+				"%s: no field %q in %s; %s", pathUpTo(segs, i+1), seg.name, typeName(cur), expected)
 		}
 		steps = append(steps, fieldSteps...)
 		cur = ft
@@ -109,7 +114,8 @@ func resolveFieldPath(t types.Type, path string, pos token.Position, marker stri
 		}
 	}
 	cur = through(cur, &steps) // to the value
-	if basic, ok := cur.Underlying().(*types.Basic); ok {
+	bytes := len(steps) > 0 && steps[len(steps)-1].Kind == StepEach && types.Identical(cur, types.Typ[types.Byte])
+	if basic, ok := cur.Underlying().(*types.Basic); ok && !bytes {
 		_, named := types.Unalias(cur).(*types.Named)
 		info := basic.Info()
 		switch {
@@ -123,8 +129,12 @@ func resolveFieldPath(t types.Type, path string, pos token.Position, marker stri
 			return steps, FormatInt, named, nil
 		}
 	}
+	what := typeName(cur)
+	if bytes {
+		what = "[]byte"
+	}
 	return nil, 0, false, errorf(at(pos, segs[len(segs)-1].offset), ErrorTypeInvalid, marker,
-		"%s is a %s; an index needs a string, bool or integer (or a slice, pointer or map of them)", path, typeName(cur))
+		"%s is a %s; an index needs a string, bool or integer (or a slice, pointer or map of them)", path, what)
 }
 
 // through goes through the pointers and slices of t, adding a step for
@@ -229,4 +239,40 @@ func pathUpTo(segs []segment, n int) string {
 // typeName returns t qualified by its package name only, e.g. v1.PodSpec.
 func typeName(t types.Type) string {
 	return types.TypeString(t, func(p *types.Package) string { return p.Name() })
+}
+
+// closest returns the name in names nearest to s, when one is within two
+// edits (or differs only in case), else "".
+func closest(s string, names []string) string {
+	best, bestDist := "", 3
+	for _, n := range names {
+		if strings.EqualFold(n, s) {
+			return n
+		}
+		if d := editDistance(strings.ToLower(s), strings.ToLower(n)); d < bestDist {
+			best, bestDist = n, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }

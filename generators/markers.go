@@ -154,12 +154,13 @@ func parseMarker(line commentLine) (m marker, ok bool, err *Error) {
 var parserPosition = regexp.MustCompile(`at position (\d+)`)
 
 // syntaxError turns a codetags parse error into an Error placed at the
-// character the parser stopped at, where it says.
+// character the parser stopped at, where it says. The parser counts from
+// one past the "+", after reading the character.
 func syntaxError(line commentLine, err error) *Error {
 	pos := line.pos
 	if m := parserPosition.FindStringSubmatch(err.Error()); m != nil {
-		if n, convErr := strconv.Atoi(m[1]); convErr == nil && n+1 <= len(line.text) {
-			pos = at(pos, n+1)
+		if n, convErr := strconv.Atoi(m[1]); convErr == nil && n <= len(line.text) {
+			pos = at(pos, n)
 		}
 	}
 	name := line.text

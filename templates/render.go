@@ -68,10 +68,11 @@ var artifacts = []struct {
 
 func newFile(p *generators.Package, opts Options) *jen.File {
 	f := jen.NewFilePathName(p.ImportPath, p.Name)
-	f.HeaderComment(GeneratedHeader)
+	header := GeneratedHeader
 	if h := strings.TrimSpace(opts.Header); h != "" {
-		f.HeaderComment(h)
+		header += "\n\n" + h
 	}
+	f.HeaderComment(header)
 	f.ImportName(runtimePkg, "runtime")
 	f.ImportAlias(kruntimePkg, kruntimeName)
 	f.ImportName(restPkg, "rest")

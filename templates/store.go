@@ -19,7 +19,7 @@ func storeFile(f *jen.File, _ *generators.Package, r *generators.Resource) {
 	for _, ix := range r.Indexes {
 		param := paramName(ix.Name)
 		f.Line()
-		doc(f, "%s returns the %s whose %s is %s.", ix.Method, r.Resource, ix.Path, param)
+		doc(f, "%s returns the %s whose %s %s %s.", ix.Method, r.Resource, ix.Path, verb(ix), param)
 		f.Func().Params(jen.Id("s").Id(k+"Store")).Id(ix.Method).Params(jen.Id(param).String()).Index().Add(obj(r)).Block(
 			jen.Return(jen.Id("s").Dot("ByIndex").Call(jen.Lit(ix.Name), jen.Id(param))),
 		)
@@ -29,6 +29,17 @@ func storeFile(f *jen.File, _ *generators.Package, r *generators.Resource) {
 		doc(f, "%s returns the values of %s for %s.", indexFunc(r, ix), ix.Path, ix.Method)
 		f.Func().Id(indexFunc(r, ix)).Params(jen.Id("obj").Add(obj(r))).Index().String().Block(indexBody(ix)...)
 	}
+}
+
+// verb says how an object relates to an index value: a path through a
+// slice "has" it, any other "is" it.
+func verb(ix *generators.Index) string {
+	for _, s := range ix.Steps {
+		if s.Kind == generators.StepEach {
+			return "has"
+		}
+	}
+	return "is"
 }
 
 // indexFunc names the function that computes an index's values.
@@ -82,10 +93,14 @@ func walk(ix *generators.Index, v *jen.Statement, steps []generators.Step, depth
 	case generators.StepField:
 		return walk(ix, v.Clone().Dot(s.GoName), rest, depth)
 	case generators.StepPointer:
-		// A selector goes through a pointer by itself; anything else needs a *.
+		// A selector goes through a pointer by itself; anything else needs
+		// a *, in parentheses before an index.
 		inner := v.Clone()
-		if len(rest) == 0 || rest[0].Kind != generators.StepField {
+		switch {
+		case len(rest) > 0 && rest[0].Kind == generators.StepKey:
 			inner = jen.Parens(jen.Op("*").Add(v.Clone()))
+		case len(rest) == 0 || rest[0].Kind != generators.StepField:
+			inner = jen.Op("*").Add(v.Clone())
 		}
 		return []jen.Code{jen.If(v.Clone().Op("!=").Nil()).Block(walk(ix, inner, rest, depth)...)}
 	case generators.StepEach:

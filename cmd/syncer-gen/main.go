@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -74,6 +76,7 @@ func run(argv []string, stderr io.Writer) int {
 		if errors.Is(err, pflag.ErrHelp) {
 			return exitOK
 		}
+		fmt.Fprintf(stderr, "syncer-gen: %v\nRun syncer-gen --help for usage.\n", err)
 		return exitUsage
 	}
 	a.Patterns = fs.Args()
@@ -84,7 +87,12 @@ func run(argv []string, stderr io.Writer) int {
 	if err := generate(&a, stderr); err != nil {
 		var list generators.ErrorList
 		if errors.As(err, &list) {
+			wd, _ := os.Getwd()
 			for _, e := range list {
+				// Paths under the working folder are shown relative to it.
+				if rel, err := filepath.Rel(wd, e.Pos.Filename); err == nil && e.Pos.Filename != "" && !strings.HasPrefix(rel, "..") {
+					e.Pos.Filename = rel
+				}
 				fmt.Fprintln(stderr, e)
 			}
 			fmt.Fprintf(stderr, "syncer-gen: %d error(s); nothing was written\n", len(list))

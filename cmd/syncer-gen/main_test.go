@@ -1,0 +1,190 @@
+package main
+
+import (
+	"bytes"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/syncer-gen/syncer-gen/internal/testmodule"
+)
+
+// repoRoot is the repository's root folder.
+func repoRoot(t *testing.T) string {
+	_, self, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(self), "..", "..")
+}
+
+// readTree returns every file under dir with its content; an absent dir is empty.
+func readTree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if os.IsNotExist(err) && p == dir {
+			return filepath.SkipDir
+		}
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		out[filepath.ToSlash(rel)] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func runCmd(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	var stderr bytes.Buffer
+	code := run(args, &stderr)
+	return code, stderr.String()
+}
+
+func TestUsage(t *testing.T) {
+	if code, out := runCmd(t, "--help"); code != exitOK || !strings.Contains(out, "Usage: syncer-gen") || !strings.Contains(out, "--output-dir") {
+		t.Errorf("--help: exit %d, output %q", code, out)
+	}
+	for _, args := range [][]string{
+		{},
+		{"./api/..."},
+		{"--output-dir", t.TempDir()},
+		{"--output-dir", t.TempDir(), "--nope", "./..."},
+		{"--output-dir", t.TempDir(), "--all-genclient", "--type", "k8s.io/api/core/v1.Pod"},
+		{"--output-dir", t.TempDir(), "--go-header-file", "/does/not/exist", "./..."},
+	} {
+		if code, out := runCmd(t, args...); code != exitUsage || out == "" {
+			t.Errorf("%v: exit %d with %q, want %d and a message", args, code, out, exitUsage)
+		}
+	}
+}
+
+// The golden output is what the generator makes, byte for byte, every time.
+func TestGoldenOutput(t *testing.T) {
+	root := repoRoot(t)
+	t.Chdir(root)
+	want := readTree(t, filepath.Join(root, "internal/golden/syncers"))
+	if len(want) == 0 {
+		t.Fatal("no golden files")
+	}
+	for i := range 2 {
+		out := filepath.Join(t.TempDir(), "syncers")
+		code, stderr := runCmd(t, "--output-dir", out, "--output-pkg", "github.com/syncer-gen/syncer-gen/internal/golden/syncers",
+			"--go-header-file", "hack/boilerplate.go.txt", "./internal/golden/api/...")
+		if code != exitOK {
+			t.Fatalf("run %d: exit %d: %s", i, code, stderr)
+		}
+		if got := readTree(t, out); !maps.Equal(got, want) {
+			for name := range want {
+				if got[name] != want[name] {
+					t.Errorf("run %d: %s differs from internal/golden/syncers (run hack/update-codegen.sh)", i, name)
+				}
+			}
+			t.Fatalf("run %d: %d files, want %d", i, len(got), len(want))
+		}
+	}
+}
+
+const badTypes = `package v1
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// +syncer-gen
+// +syncer-gen:index=.spec.nodeNam
+type Thing struct {
+	metav1.TypeMeta   ` + "`json:\",inline\"`" + `
+	metav1.ObjectMeta ` + "`json:\"metadata,omitempty\"`" + `
+	Spec              Spec ` + "`json:\"spec\"`" + `
+}
+
+type Spec struct {
+	NodeName string ` + "`json:\"nodeName\"`" + `
+}
+
+type ThingList struct {
+	metav1.TypeMeta ` + "`json:\",inline\"`" + `
+	metav1.ListMeta ` + "`json:\"metadata,omitempty\"`" + `
+	Items           []Thing ` + "`json:\"items\"`" + `
+}
+`
+
+// A bad marker fails the run, names file:line:col, and writes nothing: the
+// output of an earlier good run is left as it was.
+func TestBadMarkerWritesNothing(t *testing.T) {
+	good := strings.Replace(badTypes, ".spec.nodeNam\n", ".spec.nodeName\n", 1)
+	dir := testmodule.Write(t, map[string]string{
+		"api/v1/doc.go":   "// +groupName=things.example.com\npackage v1\n",
+		"api/v1/types.go": good,
+	})
+	t.Chdir(dir)
+	out := filepath.Join(dir, "syncers")
+	if code, stderr := runCmd(t, "--output-dir", out, "./api/..."); code != exitOK {
+		t.Fatalf("good run: exit %d: %s", code, stderr)
+	}
+	before := readTree(t, out)
+	if _, ok := before["api/v1/thing_store.go"]; !ok {
+		t.Fatalf("good run wrote %v", slicesOfKeys(before))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "api/v1/types.go"), []byte(badTypes), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stderr := runCmd(t, "--output-dir", out, "./api/...")
+	if code != exitError {
+		t.Fatalf("bad run: exit %d, want %d: %s", code, exitError, stderr)
+	}
+	// Line 6, column 27: the ".nodeNam" of "// +syncer-gen:index=.spec.nodeNam".
+	if want := regexp.MustCompile(`^api/v1/types\.go:6:27: \+syncer-gen:index: .*"nodeNam".*did you mean "nodeName"`); !want.MatchString(stderr) {
+		t.Errorf("stderr %q does not name file:line:col and the fix", stderr)
+	}
+	if got := readTree(t, out); !maps.Equal(got, before) {
+		t.Errorf("the failed run changed the output")
+	}
+}
+
+// Types no longer selected lose their generated files; hand-written files stay.
+func TestStaleFilesRemoved(t *testing.T) {
+	t.Chdir(repoRoot(t))
+	out := filepath.Join(t.TempDir(), "syncers")
+	if code, stderr := runCmd(t, "--output-dir", out, "--output-pkg", "x.example.com/syncers", "./internal/golden/api/..."); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	mine := filepath.Join(out, "things/v1/mine.go")
+	if err := os.WriteFile(mine, []byte("package v1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stderr := runCmd(t, "-vv", "--output-dir", out, "--output-pkg", "x.example.com/syncers", "./internal/golden/api/aliases")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	got := readTree(t, out)
+	for name := range got {
+		if strings.HasPrefix(name, "things/") && name != "things/v1/mine.go" {
+			t.Errorf("stale %s left", name)
+		}
+	}
+	if _, ok := got["things/v1/mine.go"]; !ok {
+		t.Error("hand-written file removed")
+	}
+	if _, ok := got["core/v1/configmap_syncer.go"]; !ok {
+		t.Error("core/v1/configmap_syncer.go missing")
+	}
+	if !strings.Contains(stderr, "removed stale things/v1/gadget_store.go") {
+		t.Errorf("-vv does not tell the removals: %s", stderr)
+	}
+}
+
+func slicesOfKeys(m map[string]string) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Regenerates every checked-in generated file: the deepcopy functions of the
+# example and golden API packages (k8s.io/code-generator's deepcopy-gen), then
+# their syncers (syncer-gen). hack/verify-codegen.sh checks that this leaves
+# the tree unchanged.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "${root}"
+header=hack/boilerplate.go.txt
+
+step() { printf '[codegen] %s\n' "$*" >&2; }
+
+step "deepcopy-gen: examples/crd/api, internal/golden/api"
+go tool deepcopy-gen --output-file zz_generated.deepcopy.go --go-header-file "${header}" \
+	./examples/crd/api/... ./internal/golden/api/...
+
+step "syncer-gen: examples/crd/api -> examples/crd/syncers"
+go tool syncer-gen -v --output-dir examples/crd/syncers --go-header-file "${header}" ./examples/crd/api/...
+
+step "syncer-gen: examples/builtin/kinds -> examples/builtin/syncers"
+go tool syncer-gen -v --output-dir examples/builtin/syncers --go-header-file "${header}" ./examples/builtin/kinds
+
+step "syncer-gen: internal/golden/api -> internal/golden/syncers"
+go tool syncer-gen -v --output-dir internal/golden/syncers --go-header-file "${header}" ./internal/golden/api/...

@@ -1,0 +1,109 @@
+package output
+
+import (
+	"bytes"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+var header = []byte("// generated\n")
+
+func isGen(b []byte) bool { return bytes.HasPrefix(b, header) }
+
+func gen(s string) []byte { return append(append([]byte{}, header...), s...) }
+
+func read(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// tree returns every file under dir with its content.
+func tree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		out[filepath.ToSlash(rel)] = read(t, p)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestWriteNewChangedUnchangedAndStale(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	res, err := Write(dir, map[string][]byte{"a/v1/x.go": gen("x"), "a/v1/y.go": gen("y"), "b/v1/z.go": gen("z")}, isGen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res.Written, []string{"a/v1/x.go", "a/v1/y.go", "b/v1/z.go"}) {
+		t.Fatalf("written %v", res.Written)
+	}
+	// A hand-written file beside the generated ones is never touched.
+	if err := os.WriteFile(filepath.Join(dir, "a/v1/mine.go"), []byte("package v1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err = Write(dir, map[string][]byte{"a/v1/x.go": gen("x"), "a/v1/y.go": gen("y2")}, isGen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res.Written, []string{"a/v1/y.go"}) || !slices.Equal(res.Unchanged, []string{"a/v1/x.go"}) || !slices.Equal(res.Removed, []string{"b/v1/z.go"}) {
+		t.Fatalf("got %+v", res)
+	}
+	want := map[string]string{"a/v1/x.go": string(gen("x")), "a/v1/y.go": string(gen("y2")), "a/v1/mine.go": "package v1\n"}
+	if got := tree(t, dir); !maps.Equal(got, want) {
+		t.Fatalf("tree %v, want %v", got, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "b")); !os.IsNotExist(err) {
+		t.Errorf("the emptied folder b is still there: %v", err)
+	}
+}
+
+func TestWriteRefusesToOverwriteHandWrittenFiles(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "old.go"), gen("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "y.go"), []byte("package mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := tree(t, dir)
+	_, err := Write(dir, map[string][]byte{"new/v1/x.go": gen("x"), "y.go": gen("y")}, isGen)
+	if err == nil {
+		t.Fatal("no error for a hand-written file in the way")
+	}
+	if got := tree(t, dir); !maps.Equal(got, before) {
+		t.Fatalf("the folder changed on failure: %v, want %v", got, before)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "new")); !os.IsNotExist(err) {
+		t.Errorf("a folder made for the failed run is left: %v", err)
+	}
+}
+
+func TestWriteLeavesNothingWhenAFolderCannotBeMade(t *testing.T) {
+	dir := t.TempDir()
+	// "b" is a file, so b/v1/z.go cannot be written: a.go was staged first.
+	if err := os.WriteFile(filepath.Join(dir, "b"), []byte("not a folder"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := tree(t, dir)
+	if _, err := Write(dir, map[string][]byte{"a/v1/a.go": gen("a"), "b/v1/z.go": gen("z")}, isGen); err == nil {
+		t.Fatal("no error")
+	}
+	if got := tree(t, dir); !maps.Equal(got, before) {
+		t.Fatalf("the folder changed on failure: %v, want %v", got, before)
+	}
+}
+
