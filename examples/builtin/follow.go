@@ -1,0 +1,46 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/syncer-gen/syncer-gen/examples/internal/progress"
+	"github.com/syncer-gen/syncer-gen/runtime"
+	"k8s.io/client-go/rest"
+)
+
+// follow runs s: a progress bar on stderr during the initial sync, then the
+// synced line on stdout, then (without --once) a line per live event until
+// ctx is done. describe renders what matters of an object; summary, when
+// not nil, prints a few lines about the store just before the synced line.
+func follow[T runtime.Object](ctx context.Context, cfg *rest.Config, s *runtime.Syncer[T], o options,
+	stdout, stderr io.Writer, describe func(T) string, summary func(io.Writer)) error {
+	res := s.Resource()
+	ns := ""
+	if res.Namespaced {
+		ns = o.namespace
+	}
+	total, err := progress.Estimate(ctx, cfg, res.GroupVersionResource(), ns)
+	if err != nil {
+		return err
+	}
+	bar := progress.New(stderr, "syncing "+res.Resource, total)
+	p := newPrinter(s, bar, !o.once, stdout, stderr, describe, summary)
+	s.AddHandler(p)
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx) }()
+	if err := s.WaitForSync(ctx); err != nil {
+		cancel()
+		<-done
+		return fmt.Errorf("%s: not synced: %w%s", res, err, p.lastError())
+	}
+	if !o.once {
+		<-ctx.Done()
+	}
+	cancel()
+	return <-done
+}

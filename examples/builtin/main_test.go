@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/syncer-gen/syncer-gen/examples/internal/fixture"
+	"github.com/syncer-gen/syncer-gen/examples/internal/lines"
+	"github.com/syncer-gen/syncer-gen/internal/testbed"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func TestMain(m *testing.M) { os.Exit(testbed.Main(m)) }
+
+// syncedLine is the exact last line of --once.
+var syncedLine = regexp.MustCompile(`^synced (\d+) configmaps in \d+\.\d\ds mode=(watchlist|list)$`)
+
+// setup starts (or reuses) the server, writes a kubeconfig for it and
+// fills namespace ns with n ConfigMaps.
+func setup(t *testing.T, ns string, n int) (*testbed.Server, string) {
+	t.Helper()
+	srv := testbed.Shared(t)
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := srv.WriteKubeconfig(kubeconfig); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := fixture.CreateNamespace(ctx, srv.Client(), ns); err != nil {
+		t.Fatal(err)
+	}
+	if err := fixture.CreateConfigMaps(ctx, srv.Client(), ns, n, 8, nil); err != nil {
+		t.Fatal(err)
+	}
+	return srv, kubeconfig
+}
+
+func TestOnceConfigMaps(t *testing.T) {
+	const n = 300
+	_, kubeconfig := setup(t, "once", n)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+
+	var stdout, stderr bytes.Buffer
+	err := run(ctx, []string{"--kubeconfig", kubeconfig, "--namespace", "once", "--resource", "configmaps", "--once"}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("run: %v\nstderr:\n%s", err, stderr.String())
+	}
+	out := strings.Split(strings.TrimSuffix(stdout.String(), "\n"), "\n")
+	last := out[len(out)-1]
+	m := syncedLine.FindStringSubmatch(last)
+	if m == nil {
+		t.Fatalf("last stdout line %q does not match %s; stdout:\n%s", last, syncedLine, stdout.String())
+	}
+	if got, _ := strconv.Atoi(m[1]); got != n {
+		t.Errorf("synced %d configmaps, want %d", got, n)
+	}
+	if m[2] != "watchlist" {
+		t.Errorf("mode=%s, want watchlist on a 1.36 server", m[2])
+	}
+	if len(out) != 1 {
+		t.Errorf("--once printed %d lines on stdout, want only the synced line:\n%s", len(out), stdout.String())
+	}
+	// stderr is no terminal: plain progress lines, the estimate exact.
+	if want := "syncing configmaps: 300/300 (100%) done in "; !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr has no %q:\n%s", want, stderr.String())
+	}
+}
+
+func TestLiveEvents(t *testing.T) {
+	srv, kubeconfig := setup(t, "live", 20)
+	cms := srv.Client().CoreV1().ConfigMaps("live")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+
+	pr, pw := io.Pipe()
+	out := lines.Read(pr, nil)
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	var stderr bytes.Buffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(runCtx, []string{"--kubeconfig", kubeconfig, "--namespace", "live", "--resource", "configmaps"}, pw, &stderr)
+		pw.Close()
+	}()
+	expect := func(pattern string) {
+		t.Helper()
+		if _, err := out.Wait(ctx, regexp.MustCompile(pattern)); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	expect(`^synced 20 configmaps in \d+\.\d\ds mode=watchlist$`)
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "new"}, Data: map[string]string{"a": "1"}}
+	cm, err := cms.Create(ctx, cm, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	expect(`^added configmap live/new keys=1$`)
+	cm.Data["b"] = "2"
+	if _, err := cms.Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	expect(`^updated configmap live/new keys=2$`)
+	if err := cms.Delete(ctx, "new", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	expect(`^deleted configmap live/new keys=2$`)
+
+	stop()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("run after cancel: %v", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("run did not return after its context was cancelled")
+	}
+	<-out.Done()
+	if got := len(out.Lines()); got != 4 {
+		t.Errorf("printed %d lines, want the synced line and 3 events:\n%s", got, strings.Join(out.Lines(), "\n"))
+	}
+}
+
+func TestUnknownResource(t *testing.T) {
+	err := run(context.Background(), []string{"--resource", "secrets"}, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), `unknown --resource "secrets"`) ||
+		!strings.Contains(err.Error(), "configmaps|deployments|nodes|pods") {
+		t.Fatalf("run --resource secrets = %v; want an error naming the valid values", err)
+	}
+}
