@@ -1,0 +1,32 @@
+package main
+
+import (
+	"flag"
+	"io"
+)
+
+// options are the command-line flags.
+type options struct {
+	kubeconfig string
+	namespace  string
+	installCRD bool
+	once       bool
+}
+
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("crd", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "path to a kubeconfig (default: $KUBECONFIG or ~/.kube/config)")
+	fs.StringVar(&o.namespace, "namespace", "", "namespace to sync (default: all)")
+	fs.BoolVar(&o.installCRD, "install-crd", false, "apply the widgets CRD and wait until it is established first")
+	fs.BoolVar(&o.once, "once", false, "exit after the initial sync")
+	if err := fs.Parse(args); err != nil {
+		return o, usageError{err}
+	}
+	return o, nil
+}
+
+// usageError is a flag that could not be parsed; the flag package has
+// printed the error and the usage already.
+type usageError struct{ error }
