@@ -123,7 +123,8 @@ func (b *Bar) Log(msg string) {
 }
 
 // plain prints a line each time the count passes a tenth of the total,
-// or every 1000 objects when the total is unknown.
+// up to 90% (Finish prints the last), or every 1000 objects when the total
+// is unknown.
 func (b *Bar) plain() {
 	if b.total <= 0 {
 		if b.n/1000 > b.step {
@@ -132,7 +133,7 @@ func (b *Bar) plain() {
 		}
 		return
 	}
-	step := min(b.n*10/b.total, 10)
+	step := min(b.n*10/b.total, 9)
 	if step > b.step {
 		b.step = step
 		fmt.Fprintf(b.w, "%s: %s\n", b.label, b.count())

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strconv"
+	"time"
+
+	shopv1alpha1 "github.com/syncer-gen/syncer-gen/examples/crd/api/shop/v1alpha1"
+	"github.com/syncer-gen/syncer-gen/examples/internal/fixture"
+)
+
+// Deadlines of the waits on the examples' output.
+const (
+	syncDeadline  = 3 * time.Minute  // the initial sync of thousands of objects
+	eventDeadline = 30 * time.Second // one live event
+	exitDeadline  = 15 * time.Second // a clean exit after SIGINT
+)
+
+var builtinSynced = regexp.MustCompile(`^synced (\d+) configmaps in \d+\.\d\ds mode=(watchlist|list)$`)
+
+// launch starts the example name with args and shows its command line.
+func (d *demo) launch(name string, args ...string) (*child, error) {
+	d.ui.info("$ %s", commandLine(name, args))
+	c, err := start(name, d.bins[name], args, d.ui.out, d.ui.err)
+	if err != nil {
+		return nil, err
+	}
+	d.children = append(d.children, c)
+	return c, nil
+}
+
+// runBuiltin runs examples/builtin --once and checks its last line.
+func (d *demo) runBuiltin(ctx context.Context) error {
+	c, err := d.launch("builtin", "--kubeconfig", d.kubeconfig, "--namespace", d.o.namespace, "--resource", "configmaps", "--once")
+	if err != nil {
+		return err
+	}
+	if err := c.wait(ctx, syncDeadline); err != nil {
+		return err
+	}
+	out := c.out.Lines()
+	if len(out) == 0 {
+		return fmt.Errorf("builtin printed nothing on stdout")
+	}
+	last := out[len(out)-1]
+	m := builtinSynced.FindStringSubmatch(last)
+	if m == nil {
+		return fmt.Errorf("builtin's last line %q does not match %s", last, builtinSynced)
+	}
+	if n, _ := strconv.Atoi(m[1]); n != d.o.configMaps {
+		return fmt.Errorf("builtin synced %d configmaps, %d were created", n, d.o.configMaps)
+	}
+	d.ui.ok("exited 0; its last line counts the %d ConfigMaps created, mode=%s", d.o.configMaps, m[2])
+	return nil
+}
+
+// runCRD runs examples/crd live, changes widgets and waits for each event.
+func (d *demo) runCRD(ctx context.Context) error {
+	widgets, err := fixture.NewWidgets(d.srv.Config(), d.o.namespace)
+	if err != nil {
+		return err
+	}
+	c, err := d.launch("crd", "--kubeconfig", d.kubeconfig, "--namespace", d.o.namespace)
+	if err != nil {
+		return err
+	}
+	ns := d.o.namespace
+	if _, err := c.expect(ctx, syncDeadline, fmt.Sprintf(`^synced %d widgets in \d+\.\d\ds mode=`, d.o.widgets)); err != nil {
+		return err
+	}
+	if _, err := c.expect(ctx, eventDeadline, `^by color: `); err != nil {
+		return err
+	}
+
+	// Each change, and the line the example must print for it.
+	newWidget := func(name, owner, color string) *shopv1alpha1.Widget {
+		w := fixture.Widget(ns, 0)
+		w.Name, w.Spec.Owner, w.Spec.Color, w.Spec.Size = name, owner, color, 5
+		return w
+	}
+	var w1, w2 *shopv1alpha1.Widget
+	changes := []struct {
+		what   string
+		do     func() error
+		expect string
+	}{
+		{"create widget live-1 (alice, red)", func() (err error) {
+			w1, err = widgets.Create(ctx, newWidget("live-1", "alice", "red"))
+			return err
+		}, `^added widget ` + ns + `/live-1 owner=alice color=red size=5 phase=""$`},
+		{"create widget live-2 (bob, blue)", func() (err error) {
+			w2, err = widgets.Create(ctx, newWidget("live-2", "bob", "blue"))
+			return err
+		}, `^added widget ` + ns + `/live-2 owner=bob color=blue size=5 phase=""$`},
+		{"paint live-1 green", func() (err error) {
+			w1.Spec.Color = "green"
+			_, err = widgets.Update(ctx, w1)
+			return err
+		}, `^updated widget ` + ns + `/live-1 color=red→green$`},
+		{"mark live-2 Ready (status subresource)", func() (err error) {
+			w2.Status.Phase = "Ready"
+			_, err = widgets.UpdateStatus(ctx, w2)
+			return err
+		}, `^updated widget ` + ns + `/live-2 phase=""→Ready$`},
+		{"delete live-1", func() error { return widgets.Delete(ctx, "live-1") },
+			`^deleted widget ` + ns + `/live-1$`},
+	}
+	for _, ch := range changes {
+		d.ui.action("%s", ch.what)
+		if err := ch.do(); err != nil {
+			return fmt.Errorf("%s: %w", ch.what, err)
+		}
+		if _, err := c.expect(ctx, eventDeadline, ch.expect); err != nil {
+			return err
+		}
+	}
+	d.ui.action("interrupt crd (SIGINT)")
+	if err := c.interrupt(ctx, exitDeadline); err != nil {
+		return err
+	}
+	d.ui.ok("each of the %d changes printed live; crd exited 0 on SIGINT", len(changes))
+	return nil
+}
