@@ -5,7 +5,7 @@ GO ?= go
 .PHONY: testbed test unit vet generate verify demo bench
 
 ## demo: generate the examples' syncers and run them against a local etcd + kube-apiserver it starts
-demo: testbed
+demo: testbed generate
 	$(GO) run ./examples/demo
 
 ## test: the whole suite, against a real etcd and kube-apiserver it builds and starts
