@@ -3,28 +3,36 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"mime"
+	"net/http"
 	"reflect"
+	"strings"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
-	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/apimachinery/pkg/runtime/serializer/streaming"
 	"k8s.io/client-go/rest"
+	restclientwatch "k8s.io/client-go/rest/watch"
 )
 
 // source makes the list and watch requests of one resource and decodes
 // typed objects straight from the responses: protobuf where the type
 // supports it, JSON otherwise.
 type source[T Object] struct {
-	client   rest.Interface
-	res      Resource
-	cfg      *config
-	key      string // server and resource, for the mode memory
-	elemType reflect.Type
+	client     *rest.RESTClient
+	negotiator kruntime.ClientNegotiator
+	accept     string
+	res        Resource
+	cfg        *config
+	key        string // server and resource, for the mode memory
+	elemType   reflect.Type
 }
 
 // protobufType is what the protobuf serializer needs of a type.
@@ -53,7 +61,7 @@ func newSource[T Object](restCfg *rest.Config, res Resource, cfg *config) (*sour
 	if res.Group == "" {
 		c.APIPath = "/api"
 	}
-	c.NegotiatedSerializer = codecs.WithoutConversion()
+	c.NegotiatedSerializer = newFastProtobuf(codecs.WithoutConversion(), gv.WithKind(res.Kind), t.Elem())
 	_, objProto := any(obj).(protobufType)
 	_, listProto := list.(protobufType)
 	if objProto && listProto {
@@ -71,11 +79,13 @@ func newSource[T Object](restCfg *rest.Config, res Resource, cfg *config) (*sour
 		return nil, fmt.Errorf("runtime.New: %s: %w", res, err)
 	}
 	return &source[T]{
-		client:   client,
-		res:      res,
-		cfg:      cfg,
-		key:      restCfg.Host + restCfg.APIPath + "|" + res.String(),
-		elemType: t.Elem(),
+		client:     client,
+		negotiator: kruntime.NewClientNegotiator(c.NegotiatedSerializer, gv),
+		accept:     c.AcceptContentTypes,
+		res:        res,
+		cfg:        cfg,
+		key:        restCfg.Host + restCfg.APIPath + "|" + res.String(),
+		elemType:   t.Elem(),
 	}, nil
 }
 
@@ -89,24 +99,81 @@ func (s *source[T]) listOptions() metav1.ListOptions {
 
 // watchList opens a WatchList stream: every object as ADDED, then the
 // initial-events-end bookmark, then live events.
-func (s *source[T]) watchList(ctx context.Context) (watch.Interface, error) {
+func (s *source[T]) watchList(ctx context.Context) (*stream, error) {
 	opts := s.listOptions()
 	opts.Watch = true
 	opts.AllowWatchBookmarks = true
 	opts.SendInitialEvents = new(true)
 	opts.ResourceVersionMatch = metav1.ResourceVersionMatchNotOlderThan
 	opts.TimeoutSeconds = s.watchTimeoutSeconds()
-	return s.request().VersionedParams(&opts, metav1.ParameterCodec).Watch(ctx)
+	return s.open(ctx, opts)
 }
 
 // watch opens a plain watch from rv.
-func (s *source[T]) watch(ctx context.Context, rv string) (watch.Interface, error) {
+func (s *source[T]) watch(ctx context.Context, rv string) (*stream, error) {
 	opts := s.listOptions()
 	opts.Watch = true
 	opts.AllowWatchBookmarks = true
 	opts.ResourceVersion = rv
 	opts.TimeoutSeconds = s.watchTimeoutSeconds()
-	return s.request().VersionedParams(&opts, metav1.ParameterCodec).Watch(ctx)
+	return s.open(ctx, opts)
+}
+
+// open sends a watch request with the client's transport (auth, TLS,
+// user agent) and returns its events as a stream that the caller decodes
+// on its own goroutine. An error answer becomes the same *StatusError that
+// client-go's Request.Watch returns.
+func (s *source[T]) open(ctx context.Context, opts metav1.ListOptions) (*stream, error) {
+	u := s.request().VersionedParams(&opts, metav1.ParameterCodec).URL()
+	ctx, cancel := context.WithCancel(ctx)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	req.Header.Set("Accept", s.accept)
+	resp, err := s.client.Client.Do(req)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		defer cancel()
+		defer resp.Body.Close()
+		return nil, s.responseError(resp)
+	}
+	mediaType, params, err := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if err == nil {
+		var objects kruntime.Decoder
+		var events kruntime.Serializer
+		var framer kruntime.Framer
+		if objects, events, framer, err = s.negotiator.StreamDecoder(mediaType, params); err == nil {
+			dec := restclientwatch.NewDecoder(streaming.NewDecoder(framer.NewFrameReader(resp.Body), events), objects)
+			return &stream{dec: dec, body: resp.Body, cancel: cancel}, nil
+		}
+	}
+	resp.Body.Close()
+	cancel()
+	return nil, errDecode{fmt.Errorf("watch response of Content-Type %q: %w", resp.Header.Get("Content-Type"), err)}
+}
+
+// responseError turns an error answer into an error: the server's Status
+// when it sent one, as client-go does.
+func (s *source[T]) responseError(resp *http.Response) error {
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if mediaType, params, err := mime.ParseMediaType(resp.Header.Get("Content-Type")); err == nil {
+		if dec, err := s.negotiator.Decoder(mediaType, params); err == nil {
+			st := &metav1.Status{}
+			if _, _, err := dec.Decode(body, nil, st); err == nil && st.Status == metav1.StatusFailure {
+				if st.Code == 0 {
+					st.Code = int32(resp.StatusCode)
+				}
+				return &apierrors.StatusError{ErrStatus: *st}
+			}
+		}
+	}
+	return apierrors.NewGenericServerResponse(resp.StatusCode, http.MethodGet,
+		s.res.GroupVersionResource().GroupResource(), "", strings.TrimSpace(string(body)), 0, true)
 }
 
 // list reads one page of a consistent LIST, calls each for every item and

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sync/atomic"
 	"time"
 
@@ -165,59 +166,64 @@ func (s *Syncer[T]) watchFrom(ctx context.Context) (op string, err error) {
 // bookmark, then live events. A stream that never ends its initial events
 // is given up after the bookmark timeout and the sync completes with a LIST
 // in the same epoch, so objects already received are not delivered again.
-func (s *Syncer[T]) consumeWatchList(ctx context.Context, w watch.Interface) (string, error) {
-	defer w.Stop()
+func (s *Syncer[T]) consumeWatchList(ctx context.Context, w *stream) (string, error) {
+	defer w.stop()
 	started := time.Now()
 	s.cache.beginResync()
-	idle := time.NewTimer(s.cfg.bookmarkTimeout)
+	idle := w.expireAfter(s.cfg.bookmarkTimeout)
 	defer idle.Stop()
-	total := time.NewTimer(s.cfg.initialTimeout)
+	total := w.expireAfter(s.cfg.initialTimeout)
 	defer total.Stop()
 	n := 0
 	for {
-		select {
-		case <-ctx.Done():
+		ev, err := w.next()
+		switch {
+		case ctx.Err() != nil:
 			return "watchlist", ctx.Err()
-		case <-idle.C:
+		case w.expiredNow():
 			return s.noBookmark(ctx, w, n, started)
-		case <-total.C:
+		case err == io.EOF:
+			return "watchlist", errClosedEarly
+		case err != nil:
+			return "watchlist", err
+		}
+		if !idle.Reset(s.cfg.bookmarkTimeout) {
+			// The timer fired while this event was read: the stream is stopping.
 			return s.noBookmark(ctx, w, n, started)
-		case ev, ok := <-w.ResultChan():
-			if !ok {
-				return "watchlist", errClosedEarly
+		}
+		s.cfg.metrics.EventReceived(ev.Type)
+		if ev.Type == watch.Error {
+			return "watchlist", eventError(ev)
+		}
+		obj, ok := ev.Object.(T)
+		if !ok {
+			return "watchlist", unexpectedObject(ev)
+		}
+		switch ev.Type {
+		case watch.Added, watch.Modified:
+			s.cache.upsert(obj)
+			n++
+		case watch.Deleted:
+			s.cache.delete(obj)
+		case watch.Bookmark:
+			if obj.GetAnnotations()[metav1.InitialEventsAnnotationKey] != "true" {
+				continue
 			}
-			idle.Reset(s.cfg.bookmarkTimeout)
-			s.cfg.metrics.EventReceived(ev.Type)
-			if ev.Type == watch.Error {
-				return "watchlist", eventError(ev)
+			if !idle.Stop() || !total.Stop() {
+				return s.noBookmark(ctx, w, n, started)
 			}
-			obj, ok := ev.Object.(T)
-			if !ok {
-				return "watchlist", unexpectedObject(ev)
-			}
-			switch ev.Type {
-			case watch.Added, watch.Modified:
-				s.cache.upsert(obj)
-				n++
-			case watch.Deleted:
-				s.cache.delete(obj)
-			case watch.Bookmark:
-				if obj.GetAnnotations()[metav1.InitialEventsAnnotationKey] != "true" {
-					continue
-				}
-				s.rv = obj.GetResourceVersion()
-				modes.accept(s.src.key)
-				s.synced(ModeWatchList, n, started)
-				return "watch", s.consume(ctx, w)
-			}
+			s.rv = obj.GetResourceVersion()
+			modes.accept(s.src.key)
+			s.synced(ModeWatchList, n, started)
+			return "watch", s.consume(ctx, w)
 		}
 	}
 }
 
 // noBookmark gives up on a WatchList stream without an end bookmark and
 // completes the resync with a paginated LIST.
-func (s *Syncer[T]) noBookmark(ctx context.Context, w watch.Interface, n int, started time.Time) (string, error) {
-	w.Stop()
+func (s *Syncer[T]) noBookmark(ctx context.Context, w *stream, n int, started time.Time) (string, error) {
+	w.stop()
 	s.cfg.logger.Info("no initial-events-end bookmark; falling back to LIST + WATCH",
 		"resource", s.res.String(), "received", n, "after", time.Since(started).Round(time.Millisecond))
 	modes.refuse(s.src.key, time.Now(), s.cfg.probeInterval)
@@ -270,31 +276,32 @@ func (s *Syncer[T]) synced(mode Mode, n int, started time.Time) {
 
 // consume reads live events until the stream ends, advancing the
 // resourceVersion. It returns nil when the stream ends cleanly.
-func (s *Syncer[T]) consume(ctx context.Context, w watch.Interface) error {
-	defer w.Stop()
+func (s *Syncer[T]) consume(ctx context.Context, w *stream) error {
+	defer w.stop()
 	for {
-		select {
-		case <-ctx.Done():
+		ev, err := w.next()
+		switch {
+		case ctx.Err() != nil:
 			return ctx.Err()
-		case ev, ok := <-w.ResultChan():
-			if !ok {
-				return nil
-			}
-			s.cfg.metrics.EventReceived(ev.Type)
-			if ev.Type == watch.Error {
-				return eventError(ev)
-			}
-			obj, ok := ev.Object.(T)
-			if !ok {
-				return unexpectedObject(ev)
-			}
-			s.rv = obj.GetResourceVersion()
-			switch ev.Type {
-			case watch.Added, watch.Modified:
-				s.cache.upsert(obj)
-			case watch.Deleted:
-				s.cache.delete(obj)
-			}
+		case err == io.EOF:
+			return nil
+		case err != nil:
+			return err
+		}
+		s.cfg.metrics.EventReceived(ev.Type)
+		if ev.Type == watch.Error {
+			return eventError(ev)
+		}
+		obj, ok := ev.Object.(T)
+		if !ok {
+			return unexpectedObject(ev)
+		}
+		s.rv = obj.GetResourceVersion()
+		switch ev.Type {
+		case watch.Added, watch.Modified:
+			s.cache.upsert(obj)
+		case watch.Deleted:
+			s.cache.delete(obj)
 		}
 	}
 }

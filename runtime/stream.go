@@ -1,0 +1,61 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+	"k8s.io/apimachinery/pkg/watch"
+	restclientwatch "k8s.io/client-go/rest/watch"
+)
+
+// stream is an open watch response whose events the Syncer decodes on its
+// own goroutine. client-go's StreamWatcher decodes on a goroutine of its
+// own and hands each event over a channel: one more goroutine wake-up per
+// event, which in a steady trickle of events costs more CPU than decoding.
+type stream struct {
+	dec      *restclientwatch.Decoder
+	body     io.Closer
+	cancel   context.CancelFunc
+	expired  atomic.Bool
+	stopOnce sync.Once
+}
+
+// next returns the next event. A stream that ended (closed by the server,
+// the connection or stop) returns io.EOF; an undecodable event, errDecode.
+func (s *stream) next() (watch.Event, error) {
+	typ, obj, err := s.dec.Decode()
+	if err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, context.Canceled) ||
+			utilnet.IsProbableEOF(err) || utilnet.IsTimeout(err) || s.expired.Load() {
+			return watch.Event{}, io.EOF
+		}
+		return watch.Event{}, errDecode{err}
+	}
+	return watch.Event{Type: typ, Object: obj}, nil
+}
+
+// expireAfter stops the stream when d passes, unless the returned timer is
+// stopped or reset first; expiredNow then tells that it happened.
+func (s *stream) expireAfter(d time.Duration) *time.Timer {
+	return time.AfterFunc(d, func() {
+		s.expired.Store(true)
+		s.stop()
+	})
+}
+
+// expiredNow tells whether a timer of expireAfter stopped the stream.
+func (s *stream) expiredNow() bool { return s.expired.Load() }
+
+// stop closes the stream; a blocked next returns. It may be called from any
+// goroutine, more than once.
+func (s *stream) stop() {
+	s.stopOnce.Do(func() {
+		s.cancel()
+		_ = s.body.Close()
+	})
+}
