@@ -47,6 +47,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err := crd.Install(ctx, cfg, time.Minute); err != nil {
 			return err
 		}
+		fmt.Fprintln(stderr, "CRD widgets.shop.example.com applied and established")
 	}
 	total, err := progress.Estimate(ctx, cfg, shopsyncers.WidgetResource.GroupVersionResource(), o.namespace)
 	if apierrors.IsNotFound(err) {
