@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -148,7 +149,12 @@ func (s *source[T]) open(ctx context.Context, opts metav1.ListOptions) (*stream,
 		var events kruntime.Serializer
 		var framer kruntime.Framer
 		if objects, events, framer, err = s.negotiator.StreamDecoder(mediaType, params); err == nil {
-			dec := restclientwatch.NewDecoder(streaming.NewDecoder(framer.NewFrameReader(resp.Body), events), objects)
+			// Reading through a buffer takes whatever the connection holds in
+			// one call rather than a frame header, then a frame: the HTTP/2
+			// transport sends a WINDOW_UPDATE (a write) for every 4 KiB read
+			// in small calls, but once per call for larger ones.
+			body := readCloser{bufio.NewReaderSize(resp.Body, 64<<10), resp.Body}
+			dec := restclientwatch.NewDecoder(streaming.NewDecoder(framer.NewFrameReader(body), events), objects)
 			return &stream{dec: dec, body: resp.Body, cancel: cancel}, nil
 		}
 	}
@@ -209,4 +215,10 @@ func (s *source[T]) list(ctx context.Context, cont string, each func(T)) (rv, ne
 func (s *source[T]) watchTimeoutSeconds() *int64 {
 	d := s.cfg.watchTimeout + time.Duration(rand.Int64N(int64(s.cfg.watchTimeout)+1))
 	return new(int64(d.Seconds()))
+}
+
+// readCloser reads from a buffer in front of a body and closes the body.
+type readCloser struct {
+	io.Reader
+	io.Closer
 }
