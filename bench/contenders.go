@@ -26,14 +26,14 @@ const (
 
 var contenders = []contender{
 	{name: floorRead, what: "raw WatchList stream to the end bookmark; frames and event types only"},
-	{name: floorDecode, what: "same, each object decoded into its typed struct and dropped"},
+	{name: floorDecode, steady: true, what: "same, each object decoded into its typed struct and dropped"},
 	{name: keepAll, what: "same, each object kept in a plain map (memory floor)"},
 	{name: clientGoWatch, steady: true, env: []string{watchListGate + "=true"},
 		what: "client-go SharedIndexInformer, WatchListClient on, protobuf"},
 	{name: clientGoList, env: []string{watchListGate + "=false"},
 		what: "client-go SharedIndexInformer, WatchListClient off (LIST + WATCH), protobuf"},
-	{name: ours, steady: true, what: "syncer-gen syncer, default options"},
-	{name: oursStrip, what: "syncer-gen syncer, WithStripManagedFields()"},
+	{name: ours, steady: true, what: "syncer-gen's generated syncer (examples/builtin; runtime.New for secrets), default options"},
+	{name: oursStrip, what: "the same with runtime.WithStripManagedFields()"},
 }
 
 func contenderNames() []string {

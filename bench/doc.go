@@ -18,13 +18,14 @@
 //	keep-all             the same, each object kept in a plain map: the memory floor for the data
 //	client-go-watchlist  client-go SharedIndexInformer, WatchListClient on
 //	client-go-list       client-go SharedIndexInformer, WatchListClient off (LIST + WATCH)
-//	ours                 syncer-gen's syncer, default options
+//	ours                 syncer-gen's generated ConfigMapSyncer, default options
 //	ours-strip           syncer-gen's syncer with runtime.WithStripManagedFields()
 //
-// Contenders marked steady (ours and client-go-watchlist) then get a steady
-// stream of updates written by the parent; each update carries its write
-// time in an annotation, and the child reports its CPU seconds per 1,000
-// events handled and the lag from write to handler.
+// floor-decode, ours and client-go-watchlist then get a steady stream of
+// updates written by the parent (floor-decode keeps reading its stream and
+// decodes each update: the floor of the steady state); each update carries
+// its write time in an annotation, and the child reports its CPU seconds
+// per 1,000 events handled and the lag from write to handler.
 //
 // The last line is machine-readable:
 //

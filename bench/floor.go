@@ -8,6 +8,8 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"os"
+	"time"
 
 	"k8s.io/client-go/rest"
 )
@@ -17,17 +19,37 @@ const protobufStream = "application/vnd.kubernetes.protobuf;stream=watch"
 
 // readFloor opens a raw WatchList stream and reads it up to the
 // initial-events-end bookmark, calling decode (when not nil) with the
-// protobuf bytes of each ADDED object.
-func readFloor(ctx context.Context, e *childEnv, decode func([]byte) error) (syncOutcome, error) {
-	ctx, cancel := context.WithTimeout(ctx, e.timeout)
-	defer cancel()
+// protobuf bytes of each ADDED object. When live is not nil, the stream
+// stays open and a goroutine hands it each later added or modified object,
+// until the child exits; otherwise it is closed.
+func readFloor(ctx context.Context, e *childEnv, decode, live func([]byte) error) (syncOutcome, error) {
+	ctx, cancel := context.WithCancel(ctx)
 	body, err := openWatchList(ctx, e)
 	if err != nil {
+		cancel()
 		return syncOutcome{}, err
 	}
-	defer body.Close()
-	n, err := readInitialEvents(bufio.NewReaderSize(body, 64<<10), decode)
-	return syncOutcome{objects: n}, err
+	stop := func() {
+		cancel()
+		body.Close()
+	}
+	deadline := time.AfterFunc(e.timeout, stop)
+	fr := &frameReader{r: bufio.NewReaderSize(body, 64<<10)}
+	n, err := readInitialEvents(fr, decode)
+	if !deadline.Stop() && err != nil {
+		err = fmt.Errorf("not synced after %s: %w", e.timeout, err)
+	}
+	if err != nil || live == nil {
+		stop()
+		return syncOutcome{objects: n}, err
+	}
+	go func() {
+		defer stop()
+		if err := readLive(fr, live); err != nil && ctx.Err() == nil {
+			fmt.Fprintln(os.Stderr, "floor: live events:", err)
+		}
+	}()
+	return syncOutcome{objects: n, keep: fr}, nil
 }
 
 // openWatchList sends the WatchList request with the same transport

@@ -47,10 +47,17 @@ type kind[E any, P protoObject[E]] struct {
 func (k kind[E, P]) run(ctx context.Context, contender string, e *childEnv) (syncOutcome, error) {
 	switch contender {
 	case floorRead:
-		return readFloor(ctx, e, nil)
+		return readFloor(ctx, e, nil, nil)
 	case floorDecode:
 		return readFloor(ctx, e, func(b []byte) error {
 			return P(new(E)).Unmarshal(b)
+		}, func(b []byte) error {
+			obj := P(new(E))
+			if err := obj.Unmarshal(b); err != nil {
+				return err
+			}
+			e.lags.observe(obj)
+			return nil
 		})
 	case keepAll:
 		m := map[string]P{}
@@ -61,7 +68,7 @@ func (k kind[E, P]) run(ctx context.Context, contender string, e *childEnv) (syn
 			}
 			m[obj.GetNamespace()+"/"+obj.GetName()] = obj
 			return nil
-		})
+		}, nil)
 		out.keep = m
 		if err == nil && len(m) != out.objects {
 			return out, fmt.Errorf("keep-all: %d ADDED events but %d distinct objects", out.objects, len(m))

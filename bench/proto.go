@@ -111,8 +111,7 @@ func eventObject(frame []byte) ([]byte, error) {
 // readInitialEvents reads WatchEvent frames up to the initial-events-end
 // bookmark and returns the number of ADDED events. decode, when not nil,
 // gets each ADDED object's bytes.
-func readInitialEvents(r io.Reader, decode func([]byte) error) (int, error) {
-	fr := &frameReader{r: r}
+func readInitialEvents(fr *frameReader, decode func([]byte) error) (int, error) {
 	n := 0
 	for {
 		frame, err := fr.next()
@@ -181,4 +180,31 @@ func statusError(frame []byte) error {
 		return fmt.Errorf("ERROR event: %w", err)
 	}
 	return fmt.Errorf("ERROR event: %s (%s, %d)", st.Message, st.Reason, st.Code)
+}
+
+// readLive reads the live events that follow the initial ones until the
+// stream ends, calling decode with each added or modified object's bytes.
+func readLive(fr *frameReader, decode func([]byte) error) error {
+	for {
+		frame, err := fr.next()
+		if err != nil {
+			return err
+		}
+		typ, err := eventType(frame)
+		if err != nil {
+			return err
+		}
+		switch string(typ) {
+		case "ADDED", "MODIFIED":
+			obj, err := eventObject(frame)
+			if err != nil {
+				return err
+			}
+			if err := decode(obj); err != nil {
+				return err
+			}
+		case "ERROR":
+			return statusError(frame)
+		}
+	}
 }

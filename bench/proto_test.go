@@ -49,8 +49,8 @@ func bookmark(end bool) *corev1.ConfigMap {
 	return b
 }
 
-func stream(t *testing.T, frames ...[]byte) io.Reader {
-	return bytes.NewReader(bytes.Join(frames, nil))
+func stream(t *testing.T, frames ...[]byte) *frameReader {
+	return &frameReader{r: bytes.NewReader(bytes.Join(frames, nil))}
 }
 
 func TestReadInitialEventsDecodes(t *testing.T) {
@@ -100,7 +100,7 @@ func TestReadInitialEventsErrors(t *testing.T) {
 		t.Errorf("MODIFIED before the bookmark: %v", err)
 	}
 	whole := frame(t, "ADDED", cm("a"), "ConfigMap")
-	_, err = readInitialEvents(bytes.NewReader(whole[:len(whole)-3]), nil)
+	_, err = readInitialEvents(&frameReader{r: bytes.NewReader(whole[:len(whole)-3])}, nil)
 	if !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Errorf("cut frame: %v, want unexpected EOF", err)
 	}
@@ -140,5 +140,26 @@ func TestEventObjectNeedsProtobuf(t *testing.T) {
 	}
 	if _, err := eventObject(b); err == nil {
 		t.Error("JSON object accepted")
+	}
+}
+
+func TestReadLive(t *testing.T) {
+	fr := stream(t,
+		frame(t, "MODIFIED", cm("a"), "ConfigMap"),
+		frame(t, "BOOKMARK", bookmark(false), "ConfigMap"),
+		frame(t, "DELETED", cm("a"), "ConfigMap"),
+		frame(t, "ADDED", cm("b"), "ConfigMap"),
+	)
+	var names []string
+	err := readLive(fr, func(b []byte) error {
+		var obj corev1.ConfigMap
+		if err := obj.Unmarshal(b); err != nil {
+			return err
+		}
+		names = append(names, obj.Name)
+		return nil
+	})
+	if !errors.Is(err, io.EOF) || strings.Join(names, ",") != "a,b" {
+		t.Errorf("readLive = %v, names %v", err, names)
 	}
 }

@@ -25,8 +25,8 @@ type comparison struct {
 	key    string // name in the machine-readable line; "" for none
 	what   string
 	value  float64
-	target float64
-	strict bool // target is "<", not "<="
+	target float64 // NaN: shown for context, no target
+	strict bool    // target is "<", not "<="
 }
 
 func (c comparison) met() bool {
@@ -40,6 +40,9 @@ func (c comparison) met() bool {
 }
 
 func (c comparison) targetText() string {
+	if math.IsNaN(c.target) {
+		return "-"
+	}
 	op := "<="
 	if c.strict {
 		op = "<"
@@ -60,6 +63,9 @@ func comparisons(ss []summary) []comparison {
 		{"cpu_per_event_vs_clientgo", "ours steady CPU per event / client-go-watchlist", ratio(o.cpuPer1k, cg.cpuPer1k), 0.5, false},
 		{"", "ours steady lag p50 / client-go-watchlist", ratio(o.lagP50ms, cg.lagP50ms), 1.0, false},
 		{"", "ours steady lag p99 / client-go-watchlist", ratio(o.lagP99ms, cg.lagP99ms), 1.0, false},
+		{"", "ours time to synced / keep-all", ratio(o.syncSeconds, ka.syncSeconds), math.NaN(), false},
+		{"", "ours steady CPU per event / floor-decode", ratio(o.cpuPer1k, fd.cpuPer1k), math.NaN(), false},
+		{"", "client-go-watchlist steady CPU per event / floor-decode", ratio(cg.cpuPer1k, fd.cpuPer1k), math.NaN(), false},
 	}
 }
 
@@ -67,7 +73,10 @@ func comparisonTable(cs []comparison) *table {
 	t := &table{header: []string{"ratio (medians)", "value", "target", "met"}}
 	for _, c := range cs {
 		met := "no"
-		if c.met() {
+		switch {
+		case math.IsNaN(c.target):
+			met = "-"
+		case c.met():
 			met = "yes"
 		}
 		t.add(c.what, times(c.value), c.targetText(), met)
@@ -98,6 +107,12 @@ func report(w io.Writer, setup string, rs []result, names []string) {
 	ss := summarize(rs, names)
 	cs := comparisons(ss)
 	fmt.Fprintf(w, "\n%s\n\nMedians over the rounds:\n\n%s\n", setup, medianTable(ss))
+	for _, name := range names {
+		if c, ok := contenderByName(name); ok {
+			fmt.Fprintf(w, "- %s: %s\n", c.name, c.what)
+		}
+	}
+	fmt.Fprintln(w)
 	for _, s := range ss {
 		if s.notes != "" {
 			fmt.Fprintf(w, "%s: %s\n", s.contender, s.notes)

@@ -4,6 +4,7 @@ import (
 	"sort"
 	"time"
 
+	coresyncers "github.com/syncer-gen/syncer-gen/examples/builtin/syncers/core/v1"
 	"github.com/syncer-gen/syncer-gen/runtime"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -56,14 +57,14 @@ var resources = map[string]resource{
 	},
 }
 
-// newConfigMapSyncer builds our syncer of ConfigMaps. When syncer-gen's
-// generated package github.com/syncer-gen/syncer-gen/examples/builtin/syncers/core/v1
-// exists, this becomes a call of its NewConfigMapSyncer.
+// newConfigMapSyncer builds our syncer of ConfigMaps: the one syncer-gen
+// generates for the examples (examples/builtin/syncers/core/v1).
 func newConfigMapSyncer(cfg *rest.Config, opts ...runtime.Option) (*runtime.Syncer[*corev1.ConfigMap], error) {
-	return runtime.New[*corev1.ConfigMap](cfg, runtime.Resource{
-		Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true,
-		NewList: func() kruntime.Object { return &corev1.ConfigMapList{} },
-	}, opts...)
+	s, err := coresyncers.NewConfigMapSyncer(cfg, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return s.Syncer, nil
 }
 
 // informerFunc is the signature of client-go's generated informer constructors.
