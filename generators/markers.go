@@ -1,6 +1,7 @@
 package generators
 
 import (
+	"fmt"
 	"go/token"
 	"regexp"
 	"slices"
@@ -116,8 +117,11 @@ func parseMarker(line commentLine) (m marker, ok bool, err *Error) {
 	}
 	spec, known := keys[m.key]
 	if !known {
-		return marker{}, true, errorf(line.pos, ErrorTypeUnknownKey, m.name(),
-			"unknown key %q; expected one of: %s", m.key, knownKeys())
+		expected := "expected one of: " + knownKeys()
+		if near := closest(m.key, strings.Split(knownKeys(), ", ")); near != "" {
+			expected = fmt.Sprintf("did you mean %q?", near)
+		}
+		return marker{}, true, errorf(line.pos, ErrorTypeUnknownKey, m.name(), "unknown key %q; %s", m.key, expected)
 	}
 	if len(tag.Args) > 0 {
 		a, positional := tag.PositionalArg()
