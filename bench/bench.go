@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -64,7 +65,11 @@ func benchMain(args []string) error {
 	if err := populate(ctx, cs, o, res); err != nil {
 		return err
 	}
-	b := &bench{o: o, exe: exe, kubeconfig: kubeconfig, cs: cs, res: res}
+	b := &bench{o: o, exe: exe, kubeconfig: kubeconfig, cs: cs, res: res, servers: serverPIDs()}
+	if len(b.servers) != 2 {
+		fmt.Fprintf(os.Stderr, "warning: found %d of the test bed's 2 processes; not waiting for them to go idle between runs\n", len(b.servers))
+		b.servers = nil
+	}
 	for i := range o.warmup {
 		fmt.Fprintf(os.Stderr, "warm-up %d/%d: %s\n", i+1, o.warmup, floorRead)
 		c, _ := contenderByName(floorRead)
@@ -76,6 +81,11 @@ func benchMain(args []string) error {
 	for round := 1; round <= o.rounds; round++ {
 		for _, c := range roundOrder(o.contenders, round) {
 			con, _ := contenderByName(c)
+			if waited, idle, err := quiesce(ctx, b.servers); err != nil {
+				return err
+			} else if !idle {
+				fmt.Fprintf(os.Stderr, "warning: etcd and kube-apiserver still busy after %s; running %s anyway\n", waited.Round(time.Millisecond), c)
+			}
 			r, err := b.runOne(ctx, con, round)
 			if err != nil {
 				return fmt.Errorf("round %d, %s: %w", round, c, err)
@@ -89,14 +99,15 @@ func benchMain(args []string) error {
 }
 
 // roundOrder returns the contenders of a round: every round runs all of
-// them, each round starting one further, so that no contender always
-// follows the same one.
+// them, the first in the order given, later ones in an order shuffled with
+// the round as seed, so that no contender always follows the same one and
+// a run can be repeated.
 func roundOrder(names []string, round int) []string {
-	if len(names) == 0 {
-		return nil
+	out := append([]string(nil), names...)
+	if round > 1 {
+		rand.New(rand.NewPCG(uint64(round), 0)).Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
 	}
-	k := (round - 1) % len(names)
-	return append(append([]string(nil), names[k:]...), names[:k]...)
+	return out
 }
 
 func describeSetup(o options) string {

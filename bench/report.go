@@ -9,11 +9,12 @@ import (
 
 // medianTable is the table of each contender's medians.
 func medianTable(ss []summary) *table {
-	t := &table{header: []string{"contender", "runs", "objects", "time to synced s",
+	t := &table{header: []string{"contender", "runs", "objects", "time to synced s", "min-max s",
 		"peak RSS at sync MiB", "peak RSS at exit MiB", "allocated MiB",
 		"CPU s / 1k events", "lag p50 ms", "lag p99 ms"}}
 	for _, s := range ss {
 		t.add(s.contender, fmt.Sprint(s.runs), num(s.objects, 0), num(s.syncSeconds, 3),
+			num(s.syncMin, 2)+"-"+num(s.syncMax, 2),
 			num(s.hwmSyncMiB, 1), num(s.hwmExitMiB, 1), num(s.allocMiB, 0),
 			num(s.cpuPer1k, 3), num(s.lagP50ms, 1), num(s.lagP99ms, 1))
 	}

@@ -20,6 +20,8 @@ type summary struct {
 	contender    string
 	runs         int
 	syncSeconds  float64
+	syncMin      float64
+	syncMax      float64
 	hwmSyncMiB   float64
 	hwmExitMiB   float64
 	allocMiB     float64
@@ -69,6 +71,15 @@ func summarizeOne(name string, rs []result) summary {
 			return f(r.steady), true
 		}
 	}
+	syncMin, syncMax := math.NaN(), math.NaN()
+	for i, r := range rs {
+		if i == 0 || r.sync.SyncSeconds < syncMin {
+			syncMin = r.sync.SyncSeconds
+		}
+		if i == 0 || r.sync.SyncSeconds > syncMax {
+			syncMax = r.sync.SyncSeconds
+		}
+	}
 	notes := map[string]bool{}
 	var noteList []string
 	for _, r := range rs {
@@ -81,6 +92,8 @@ func summarizeOne(name string, rs []result) summary {
 		contender:    name,
 		runs:         len(rs),
 		syncSeconds:  med(always(func(r result) float64 { return r.sync.SyncSeconds })),
+		syncMin:      syncMin,
+		syncMax:      syncMax,
 		hwmSyncMiB:   med(always(func(r result) float64 { return float64(r.sync.HWMBytes) / mib })),
 		hwmExitMiB:   med(always(func(r result) float64 { return float64(r.exit.HWMBytes) / mib })),
 		allocMiB:     med(always(func(r result) float64 { return float64(r.sync.TotalAllocBytes) / mib })),
@@ -101,6 +114,6 @@ func find(ss []summary, name string) summary {
 		}
 	}
 	nan := math.NaN()
-	return summary{contender: name, syncSeconds: nan, hwmSyncMiB: nan, hwmExitMiB: nan, allocMiB: nan,
+	return summary{contender: name, syncSeconds: nan, syncMin: nan, syncMax: nan, hwmSyncMiB: nan, hwmExitMiB: nan, allocMiB: nan,
 		objects: nan, cpuPer1k: nan, lagP50ms: nan, lagP99ms: nan, steadyEvents: nan}
 }

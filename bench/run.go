@@ -18,6 +18,7 @@ type bench struct {
 	kubeconfig string
 	cs         kubernetes.Interface
 	res        resource
+	servers    []int // pids of etcd and kube-apiserver
 }
 
 // replyTimeout bounds the child's answers that need no work.

@@ -2,6 +2,8 @@ package main
 
 import (
 	"math"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -82,7 +84,7 @@ func TestSummarize(t *testing.T) {
 		t.Fatalf("summaries out of order: %+v", ss)
 	}
 	o := ss[0]
-	if o.runs != 3 || o.syncSeconds != 2 || o.hwmSyncMiB != 20 || o.objects != 10 {
+	if o.runs != 3 || o.syncSeconds != 2 || o.syncMin != 1 || o.syncMax != 3 || o.hwmSyncMiB != 20 || o.objects != 10 {
 		t.Errorf("ours summary = %+v", o)
 	}
 	// Steady figures come from the two runs that have them: 0.4 and 0.2 s per 1k.
@@ -101,17 +103,29 @@ func TestSummarize(t *testing.T) {
 }
 
 func TestRoundOrder(t *testing.T) {
-	names := []string{"a", "b", "c"}
-	for round, want := range map[int]string{1: "abc", 2: "bca", 3: "cab", 4: "abc"} {
-		got := ""
-		for _, n := range roundOrder(names, round) {
-			got += n
-		}
-		if got != want {
-			t.Errorf("round %d: %s, want %s", round, got, want)
-		}
+	names := []string{"a", "b", "c", "d", "e"}
+	join := func(xs []string) string { return strings.Join(xs, "") }
+	if got := join(roundOrder(names, 1)); got != "abcde" {
+		t.Errorf("round 1: %s, want the given order", got)
 	}
-	if names[0] != "a" {
+	seen := map[string]bool{}
+	for round := 2; round <= 5; round++ {
+		got := roundOrder(names, round)
+		s := join(got)
+		sorted := append([]string(nil), got...)
+		slices.Sort(sorted)
+		if join(sorted) != "abcde" {
+			t.Errorf("round %d: %s is not a permutation", round, s)
+		}
+		if s != join(roundOrder(names, round)) {
+			t.Errorf("round %d: order not repeatable", round)
+		}
+		seen[s] = true
+	}
+	if len(seen) < 3 {
+		t.Errorf("rounds 2-5 gave only %d orders: %v", len(seen), seen)
+	}
+	if join(names) != "abcde" {
 		t.Errorf("roundOrder changed its input: %v", names)
 	}
 }
