@@ -20,7 +20,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/runtime/serializer/streaming"
 	"k8s.io/client-go/rest"
-	restclientwatch "k8s.io/client-go/rest/watch"
 )
 
 // source makes the list and watch requests of one resource and decodes
@@ -154,8 +153,8 @@ func (s *source[T]) open(ctx context.Context, opts metav1.ListOptions) (*stream,
 			// transport sends a WINDOW_UPDATE (a write) for every 4 KiB read
 			// in small calls, but once per call for larger ones.
 			body := readCloser{bufio.NewReaderSize(resp.Body, 64<<10), resp.Body}
-			dec := restclientwatch.NewDecoder(streaming.NewDecoder(framer.NewFrameReader(body), events), objects)
-			return &stream{dec: dec, body: resp.Body, cancel: cancel}, nil
+			frames := streaming.NewDecoder(framer.NewFrameReader(body), events)
+			return &stream{frames: frames, objects: objects, body: resp.Body, cancel: cancel}, nil
 		}
 	}
 	resp.Body.Close()

@@ -3,22 +3,29 @@ package runtime
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer/streaming"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/watch"
-	restclientwatch "k8s.io/client-go/rest/watch"
 )
 
 // stream is an open watch response whose events the Syncer decodes on its
 // own goroutine. client-go's StreamWatcher decodes on a goroutine of its
 // own and hands each event over a channel: one more goroutine wake-up per
 // event, which in a steady trickle of events costs more CPU than decoding.
+// Decoding is that of client-go's rest/watch.Decoder, with one WatchEvent
+// reused for every frame.
 type stream struct {
-	dec      *restclientwatch.Decoder
+	frames   streaming.Decoder // WatchEvent frames
+	objects  kruntime.Decoder  // the objects inside them
+	event    metav1.WatchEvent
 	body     io.Closer
 	cancel   context.CancelFunc
 	expired  atomic.Bool
@@ -28,13 +35,27 @@ type stream struct {
 // next returns the next event. A stream that ended (closed by the server,
 // the connection or stop) returns io.EOF; an undecodable event, errDecode.
 func (s *stream) next() (watch.Event, error) {
-	typ, obj, err := s.dec.Decode()
+	s.event = metav1.WatchEvent{}
+	res, _, err := s.frames.Decode(nil, &s.event)
 	if err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, context.Canceled) ||
 			utilnet.IsProbableEOF(err) || utilnet.IsTimeout(err) || s.expired.Load() {
 			return watch.Event{}, io.EOF
 		}
 		return watch.Event{}, errDecode{err}
+	}
+	if res != &s.event {
+		return watch.Event{}, errDecode{fmt.Errorf("a watch frame decoded to %T, not a WatchEvent", res)}
+	}
+	typ := watch.EventType(s.event.Type)
+	switch typ {
+	case watch.Added, watch.Modified, watch.Deleted, watch.Error, watch.Bookmark:
+	default:
+		return watch.Event{}, errDecode{fmt.Errorf("invalid watch event type %q", s.event.Type)}
+	}
+	obj, err := kruntime.Decode(s.objects, s.event.Object.Raw)
+	if err != nil {
+		return watch.Event{}, errDecode{fmt.Errorf("%s event: %w", typ, err)}
 	}
 	return watch.Event{Type: typ, Object: obj}, nil
 }
