@@ -30,14 +30,17 @@ type comparison struct {
 	strict bool    // target is "<", not "<="
 }
 
+// met tells whether the ratio meets its target, judged on the two decimals
+// that the report prints, so that "1.00x" is never shown as missing "<= 1.00".
 func (c comparison) met() bool {
 	if math.IsNaN(c.value) {
 		return false
 	}
+	v := math.Round(c.value*100) / 100
 	if c.strict {
-		return c.value < c.target
+		return v < c.target
 	}
-	return c.value <= c.target+1e-9
+	return v <= c.target
 }
 
 func (c comparison) targetText() string {

@@ -77,6 +77,20 @@ func TestMachineLine(t *testing.T) {
 	if met["ours steady lag p99 / client-go-watchlist"] {
 		t.Errorf("lag p99 of 1.2x counted as met")
 	}
+	for _, tc := range []struct {
+		c    comparison
+		want bool
+	}{
+		{comparison{value: 1.004, target: 1}, true},  // printed 1.00x
+		{comparison{value: 1.006, target: 1}, false}, // printed 1.01x
+		{comparison{value: 0.996, target: 1, strict: true}, false},
+		{comparison{value: 0.99, target: 1, strict: true}, true},
+		{comparison{value: math.NaN(), target: 1}, false},
+	} {
+		if got := tc.c.met(); got != tc.want {
+			t.Errorf("%+v met = %v, want %v", tc.c, got, tc.want)
+		}
+	}
 	// A contender that did not run gives nan, and the target is not met.
 	cs = comparisons(ss[:3])
 	if !strings.Contains(machineLine(cs), "time_vs_floor=nan") || cs[0].met() {
