@@ -32,5 +32,8 @@ bench: testbed
 testbed:
 	hack/build-testbed.sh
 
+## vet: go vet, and gofmt must have nothing to say
 vet:
 	$(GO) vet ./...
+	@out="$$(gofmt -l $$(git ls-files -co --exclude-standard '*.go'))"; \
+	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

@@ -64,7 +64,7 @@ func TestCacheOrderAndDuplicates(t *testing.T) {
 	var l log
 	d.s.AddHandler(l.handler())
 	d.Add(cm("a", "5"))
-	d.Add(cm("a", "5")) // same version again: nothing
+	d.Add(cm("a", "5"))    // same version again: nothing
 	d.Update(cm("a", "4")) // older: dropped
 	d.Update(cm("a", "7"))
 	d.Delete(cm("a", "8"))

@@ -15,12 +15,12 @@ import (
 func storeFile(f *jen.File, _ *generators.Package, r *generators.Resource) {
 	k := r.Kind
 	doc(f, "%sStore is a %sSyncer's local copy of %s, safe for concurrent readers.\nObjects it returns are shared: do not modify them.", k, k, r.Resource)
-	f.Type().Id(k+"Store").Struct(jen.Op("*").Qual(runtimePkg, "Store").Types(obj(r)))
+	f.Type().Id(k + "Store").Struct(jen.Op("*").Qual(runtimePkg, "Store").Types(obj(r)))
 	for _, ix := range r.Indexes {
 		param := paramName(ix.Name)
 		f.Line()
 		doc(f, "%s returns the %s whose %s %s %s.", ix.Method, r.Resource, ix.Path, verb(ix), param)
-		f.Func().Params(jen.Id("s").Id(k+"Store")).Id(ix.Method).Params(jen.Id(param).String()).Index().Add(obj(r)).Block(
+		f.Func().Params(jen.Id("s").Id(k + "Store")).Id(ix.Method).Params(jen.Id(param).String()).Index().Add(obj(r)).Block(
 			jen.Return(jen.Id("s").Dot("ByIndex").Call(jen.Lit(ix.Name), jen.Id(param))),
 		)
 	}

@@ -25,7 +25,7 @@ func syncerFile(f *jen.File, _ *generators.Package, r *generators.Resource) {
 	)
 	f.Line()
 	doc(f, "%sSyncer keeps a typed local copy of %s in sync with an API server.\nAdd handlers with AddHandler, then call Run; see runtime.Syncer.", k, r.Resource)
-	f.Type().Id(k+"Syncer").Struct(jen.Op("*").Qual(runtimePkg, "Syncer").Types(obj(r)))
+	f.Type().Id(k + "Syncer").Struct(jen.Op("*").Qual(runtimePkg, "Syncer").Types(obj(r)))
 	f.Line()
 	doc(f, "New%sSyncer returns a %sSyncer that talks to the server of cfg.%s", k, k, defaultsDoc(r))
 	f.Func().Id("New"+k+"Syncer").Params(
@@ -38,8 +38,8 @@ func syncerFile(f *jen.File, _ *generators.Package, r *generators.Resource) {
 	)
 	f.Line()
 	doc(f, "Store returns the syncer's local copy of %s.", r.Resource)
-	f.Func().Params(jen.Id("s").Op("*").Id(k+"Syncer")).Id("Store").Params().Id(k+"Store").Block(
-		jen.Return(jen.Id(k+"Store").Values(jen.Dict{jen.Id("Store"): jen.Id("s").Dot("Syncer").Dot("Store").Call()})),
+	f.Func().Params(jen.Id("s").Op("*").Id(k + "Syncer")).Id("Store").Params().Id(k + "Store").Block(
+		jen.Return(jen.Id(k + "Store").Values(jen.Dict{jen.Id("Store"): jen.Id("s").Dot("Syncer").Dot("Store").Call()})),
 	)
 	fn := optionsFunc(r)
 	if fn == "" {

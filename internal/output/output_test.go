@@ -106,4 +106,3 @@ func TestWriteLeavesNothingWhenAFolderCannotBeMade(t *testing.T) {
 		t.Fatalf("the folder changed on failure: %v, want %v", got, before)
 	}
 }
-
