@@ -2,8 +2,9 @@ package runtime
 
 import (
 	"bytes"
-	"encoding/binary"
 	"reflect"
+
+	"google.golang.org/protobuf/encoding/protowire"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
@@ -133,7 +134,7 @@ func internEventType(b []byte) string {
 // RawExtension whose raw = 1).
 func watchEventFields(msg []byte) (typ, object []byte, ok bool) {
 	var ext []byte
-	ok = eachField(msg, func(num uint64, b []byte) {
+	ok = eachField(msg, func(num protowire.Number, b []byte) {
 		switch num {
 		case 1:
 			typ = b
@@ -144,7 +145,7 @@ func watchEventFields(msg []byte) (typ, object []byte, ok bool) {
 	if !ok || typ == nil {
 		return nil, nil, false
 	}
-	ok = eachField(ext, func(num uint64, b []byte) {
+	ok = eachField(ext, func(num protowire.Number, b []byte) {
 		if num == 1 {
 			object = b
 		}
@@ -156,7 +157,7 @@ func watchEventFields(msg []byte) (typ, object []byte, ok bool) {
 // contentEncoding = 3, contentType = 4. enc tells whether the object is
 // content-encoded (compressed), which the fast path leaves alone.
 func unknownFields(msg []byte) (typeMeta, raw []byte, enc, ok bool) {
-	ok = eachField(msg, func(num uint64, b []byte) {
+	ok = eachField(msg, func(num protowire.Number, b []byte) {
 		switch num {
 		case 1:
 			typeMeta = b
@@ -175,7 +176,7 @@ func unknownFields(msg []byte) (typeMeta, raw []byte, enc, ok bool) {
 
 // typeMetaFields reads a runtime.TypeMeta: apiVersion = 1, kind = 2.
 func typeMetaFields(msg []byte) (apiVersion, kind []byte, ok bool) {
-	ok = eachField(msg, func(num uint64, b []byte) {
+	ok = eachField(msg, func(num protowire.Number, b []byte) {
 		switch num {
 		case 1:
 			apiVersion = b
@@ -188,39 +189,27 @@ func typeMetaFields(msg []byte) (apiVersion, kind []byte, ok bool) {
 
 // eachField calls f with each length-delimited field of msg (sub-slices,
 // not copies) and skips the others. It returns false on malformed input.
-func eachField(msg []byte, f func(num uint64, b []byte)) bool {
+func eachField(msg []byte, f func(num protowire.Number, b []byte)) bool {
 	for len(msg) > 0 {
-		tag, n := binary.Uvarint(msg)
-		if n <= 0 {
+		num, typ, n := protowire.ConsumeTag(msg)
+		if n < 0 {
 			return false
 		}
 		msg = msg[n:]
-		switch tag & 7 {
-		case 0:
-			if _, n = binary.Uvarint(msg); n <= 0 {
+		if typ == protowire.BytesType {
+			b, m := protowire.ConsumeBytes(msg)
+			if m < 0 {
 				return false
 			}
-			msg = msg[n:]
-		case 1:
-			if len(msg) < 8 {
-				return false
-			}
-			msg = msg[8:]
-		case 5:
-			if len(msg) < 4 {
-				return false
-			}
-			msg = msg[4:]
-		case 2:
-			l, n := binary.Uvarint(msg)
-			if n <= 0 || l > uint64(len(msg)-n) {
-				return false
-			}
-			f(tag>>3, msg[n:n+int(l)])
-			msg = msg[n+int(l):]
-		default:
+			f(num, b)
+			msg = msg[m:]
+			continue
+		}
+		m := protowire.ConsumeFieldValue(num, typ, msg)
+		if m < 0 {
 			return false
 		}
+		msg = msg[m:]
 	}
 	return true
 }

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"testing"
 
+	"google.golang.org/protobuf/encoding/protowire"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
@@ -117,12 +118,12 @@ func TestEachFieldRejectsMalformedInput(t *testing.T) {
 		"truncated varint":    {0x08, 0x80},
 		"truncated fixed64":   {0x09, 1, 2},
 	} {
-		if eachField(msg, func(uint64, []byte) {}) {
+		if eachField(msg, func(protowire.Number, []byte) {}) {
 			t.Errorf("%s: accepted", name)
 		}
 	}
-	var seen []uint64
-	ok := eachField([]byte{0x08, 0x96, 0x01, 0x12, 0x01, 'x', 0x1d, 1, 2, 3, 4}, func(n uint64, b []byte) { seen = append(seen, n) })
+	var seen []protowire.Number
+	ok := eachField([]byte{0x08, 0x96, 0x01, 0x12, 0x01, 'x', 0x1d, 1, 2, 3, 4}, func(n protowire.Number, b []byte) { seen = append(seen, n) })
 	if !ok || len(seen) != 1 || seen[0] != 2 {
 		t.Errorf("eachField = %v, %v", ok, seen)
 	}
