@@ -1,0 +1,25 @@
+// Package generators reads Go packages and turns their syncer-gen markers
+// into a Model: packages -> markers -> model. It loads packages with
+// golang.org/x/tools/go/packages, parsing only the files that can hold
+// markers; parses +syncer-gen markers with k8s.io/gengo's codetags grammar
+// and reads the +genclient and +groupName markers of k8s.io/code-generator;
+// and walks index field paths through the types with go/types, loading
+// types only for the packages that declare indexes.
+//
+// Every problem is an *Error with a position and an ErrorType, and Build
+// returns all of them at once as an ErrorList, so that a user fixes a run's
+// markers in one go and tests compare positions and types, not messages:
+//
+//	model, err := generators.Build(generators.Config{
+//		Patterns:  []string{"./api/..."},
+//		OutputPkg: "example.com/shop/syncers",
+//	})
+//	var list generators.ErrorList
+//	if errors.As(err, &list) {
+//		for _, e := range list {
+//			fmt.Println(e.Pos, e.Type, e.Detail)
+//		}
+//	}
+//
+// The Model is all that package templates needs to render the source.
+package generators

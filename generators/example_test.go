@@ -1,0 +1,32 @@
+package generators_test
+
+import (
+	"fmt"
+	"log"
+
+	"github.com/syncer-gen/syncer-gen/generators"
+)
+
+// Build reads the markers of the golden fixture's API packages and returns
+// the model the templates render: one package per group and version.
+func ExampleBuild() {
+	m, err := generators.Build(generators.Config{
+		Patterns:  []string{"../internal/golden/api/..."},
+		OutputPkg: "example.com/syncers",
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, p := range m.Packages {
+		fmt.Printf("%s (group %q):\n", p.ImportPath, p.Group)
+		for _, r := range p.Resources {
+			fmt.Printf("  %s: %s, namespaced=%v, strip=%v, %d indexes\n", r.Kind, r.Resource, r.Namespaced, r.StripManagedFields, len(r.Indexes))
+		}
+	}
+	// Output:
+	// example.com/syncers/core/v1 (group ""):
+	//   ConfigMap: configmaps, namespaced=true, strip=false, 1 indexes
+	// example.com/syncers/things/v1 (group "things.golden.example.com"):
+	//   Datum: data, namespaced=false, strip=false, 0 indexes
+	//   Gadget: gadgets, namespaced=true, strip=true, 11 indexes
+}
