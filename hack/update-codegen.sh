@@ -11,12 +11,11 @@ header=hack/boilerplate.go.txt
 
 step() { printf '[codegen] %s\n' "$*" >&2; }
 
-step "deepcopy-gen: examples/crd/api, internal/golden/api"
-go tool deepcopy-gen --output-file zz_generated.deepcopy.go --go-header-file "${header}" \
-	./examples/crd/api/... ./internal/golden/api/...
+step "go generate ./examples/crd: deepcopy-gen and syncer-gen from its go:generate lines"
+go generate ./examples/crd
 
-step "syncer-gen: examples/crd/api -> examples/crd/syncers"
-go tool syncer-gen -v --output-dir examples/crd/syncers --go-header-file "${header}" ./examples/crd/api/...
+step "deepcopy-gen: internal/golden/api"
+go tool deepcopy-gen --output-file zz_generated.deepcopy.go --go-header-file "${header}" ./internal/golden/api/...
 
 step "syncer-gen: examples/builtin/kinds -> examples/builtin/syncers"
 go tool syncer-gen -v --output-dir examples/builtin/syncers --go-header-file "${header}" ./examples/builtin/kinds
