@@ -82,16 +82,11 @@ func TestLiveEvents(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
-	pr, pw := io.Pipe()
-	out := lines.Read(pr, nil)
-	runCtx, stop := context.WithCancel(ctx)
-	defer stop()
 	var stderr bytes.Buffer
-	done := make(chan error, 1)
-	go func() {
-		done <- run(runCtx, []string{"--kubeconfig", kubeconfig, "--namespace", "live", "--resource", "configmaps"}, pw, &stderr)
-		pw.Close()
-	}()
+	out := lines.Go(ctx, func(ctx context.Context, w io.Writer) error {
+		return run(ctx, []string{"--kubeconfig", kubeconfig, "--namespace", "live", "--resource", "configmaps"}, w, &stderr)
+	})
+	defer out.Stop(ctx)
 	expect := func(pattern string) {
 		t.Helper()
 		if _, err := out.Wait(ctx, regexp.MustCompile(pattern)); err != nil {
@@ -116,14 +111,8 @@ func TestLiveEvents(t *testing.T) {
 	}
 	expect(`^deleted configmap live/new keys=2$`)
 
-	stop()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("run after cancel: %v", err)
-		}
-	case <-ctx.Done():
-		t.Fatal("run did not return after its context was cancelled")
+	if err := out.Stop(ctx); err != nil {
+		t.Fatalf("run after cancel: %v", err)
 	}
 	<-out.Done()
 	if got := len(out.Lines()); got != 4 {

@@ -94,16 +94,11 @@ func TestRunLive(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
-	pr, pw := io.Pipe()
-	out := lines.Read(pr, nil)
-	runCtx, stop := context.WithCancel(ctx)
-	defer stop()
 	var stderr bytes.Buffer
-	done := make(chan error, 1)
-	go func() {
-		done <- run(runCtx, []string{"--kubeconfig", kubeconfig, "--namespace", "live"}, pw, &stderr)
-		pw.Close()
-	}()
+	out := lines.Go(ctx, func(ctx context.Context, w io.Writer) error {
+		return run(ctx, []string{"--kubeconfig", kubeconfig, "--namespace", "live"}, w, &stderr)
+	})
+	defer out.Stop(ctx)
 	expect := func(pattern string) {
 		t.Helper()
 		if _, err := out.Wait(ctx, regexp.MustCompile(pattern)); err != nil {
@@ -133,13 +128,7 @@ func TestRunLive(t *testing.T) {
 	}
 	expect(`^deleted widget live/widget-00100$`)
 
-	stop()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("run after cancel: %v", err)
-		}
-	case <-ctx.Done():
-		t.Fatal("run did not return after its context was cancelled")
+	if err := out.Stop(ctx); err != nil {
+		t.Fatalf("run after cancel: %v", err)
 	}
 }

@@ -2,6 +2,8 @@ package lines
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"regexp"
 	"strings"
@@ -51,5 +53,29 @@ func TestWaitDeadline(t *testing.T) {
 	_, err := r.Wait(ctx, regexp.MustCompile(`never`))
 	if err == nil || !strings.Contains(err.Error(), "deadline exceeded") || !strings.Contains(err.Error(), "something else") {
 		t.Fatalf("Wait = %v; want a deadline error with the last lines", err)
+	}
+}
+
+func TestProgram(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	p := Go(ctx, func(ctx context.Context, out io.Writer) error {
+		fmt.Fprintln(out, "ready")
+		<-ctx.Done()
+		fmt.Fprintln(out, "bye")
+		return errors.New("stopped")
+	})
+	if _, err := p.Wait(ctx, regexp.MustCompile(`^ready$`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Stop(ctx); err == nil || err.Error() != "stopped" {
+		t.Fatalf("Stop = %v, want what f returned", err)
+	}
+	if err := p.Stop(ctx); err == nil || err.Error() != "stopped" {
+		t.Fatalf("second Stop = %v, want the same", err)
+	}
+	<-p.Done()
+	if got := p.Lines(); len(got) != 2 || got[1] != "bye" {
+		t.Errorf("lines %q", got)
 	}
 }
