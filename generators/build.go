@@ -93,11 +93,7 @@ func (b *builder) selectFromMarkers() {
 	pkgs, errs := b.ld.load(b.cfg.Patterns)
 	b.failAll(errs)
 	for _, p := range pkgs {
-		var lines []commentLine
-		for _, f := range p.parsed {
-			lines = append(lines, commentLines(p.fset, packageComments(f)...)...)
-		}
-		pms := readMarkers(lines, onPackage, &b.errs)
+		pms := readMarkers(p.packageLines(), onPackage, &b.errs)
 		bulk := b.cfg.AllGenclient || (pms.selected != nil && pms.selected.boolValue())
 		strip := pms.strip != nil && pms.strip.boolValue()
 		for _, name := range sortedTypes(p) {
@@ -293,16 +289,8 @@ func (b *builder) resource(s *selection) (*Resource, map[*Index]marker) {
 		b.fail(errorf(where, ErrorTypeRequired, by, "no type %sList in %s: a syncer needs the list type to read LIST pages", s.name, s.target.path))
 		return nil, nil
 	}
-	var pkgLines []commentLine
-	for _, f := range s.target.parsed {
-		pkgLines = append(pkgLines, commentLines(s.target.fset, packageComments(f)...)...)
-	}
-	group, _, ok := readGroupName(pkgLines)
-	if !ok {
-		// As in k8s.io/api/apps/v1: no marker, but the register.go constant.
-		group, ok, errs = s.target.stringConst("GroupName")
-		b.failAll(errs)
-	}
+	group, ok, errs := s.target.groupName()
+	b.failAll(errs)
 	if !ok {
 		b.fail(errorf(where, ErrorTypeRequired, by, "package %s has no +groupName marker nor GroupName constant; add // +groupName=<group> to its doc.go (empty for the core group)", s.target.path))
 		return nil, nil

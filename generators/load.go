@@ -27,6 +27,9 @@ type pkg struct {
 	parsed []*ast.File
 	all    bool
 	types  map[string]*typeDecl // by name, over parsed
+	// group is the API group, once groupName has looked for it.
+	group                 string
+	groupFound, groupRead bool
 }
 
 // typeDecl is one type declaration.
@@ -245,4 +248,29 @@ func (p *pkg) parseRest() ErrorList {
 	}
 	p.all = true
 	return errs
+}
+
+// packageLines returns the comment lines above the package clauses of the
+// parsed files: the package's markers.
+func (p *pkg) packageLines() []commentLine {
+	var lines []commentLine
+	for _, f := range p.parsed {
+		lines = append(lines, commentLines(p.fset, packageComments(f)...)...)
+	}
+	return lines
+}
+
+// groupName returns the package's API group: its +groupName marker, else
+// (as in k8s.io/api/apps/v1) its GroupName constant. It is looked for once.
+func (p *pkg) groupName() (string, bool, ErrorList) {
+	if p.groupRead {
+		return p.group, p.groupFound, nil
+	}
+	p.groupRead = true
+	var errs ErrorList
+	p.group, _, p.groupFound = readGroupName(p.packageLines())
+	if !p.groupFound {
+		p.group, p.groupFound, errs = p.stringConst("GroupName")
+	}
+	return p.group, p.groupFound, errs
 }
