@@ -1,73 +1,128 @@
 package runtime
 
 import (
+	"context"
+	"fmt"
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
-// cache applies events to a Store and fans them out to handlers. It holds
-// the resync epoch and knows nothing of where events come from: the Syncer
-// feeds it from a server, a Driver from a test.
+// cache applies events to a Store and queues them for each handler. It
+// holds the resync epoch and knows nothing of where events come from: the
+// Syncer feeds it from a server, a Driver from a test. Its methods never
+// call a handler: each handler has a queue and a goroutine of its own.
 type cache[T Object] struct {
 	mu         sync.Mutex // serialises event application and handler changes
 	store      *Store[T]
-	handlers   []*registration[T]
+	handlers   []*dispatcher[T]
+	added      int // handlers ever added, for default names
 	epoch      uint64
 	inResync   bool
 	synced     atomic.Bool
-	syncedCh   chan struct{} // closed at the first OnSync
+	syncedCh   chan struct{} // closed at the first finishResync
+	stop       chan struct{} // closed when the Syncer stops: handler goroutines end
+	stopOnce   sync.Once
 	transforms []func(any) any
+	cfg        *config
 }
-
-type registration[T Object] struct{ h Handler[T] }
 
 func newCache[T Object](c *config) *cache[T] {
 	return &cache[T]{
 		store:      newStore[T](c.indexes),
 		syncedCh:   make(chan struct{}),
+		stop:       make(chan struct{}),
 		transforms: c.transforms,
+		cfg:        c,
 	}
 }
 
-// addHandler registers h. It first hands h the current state (OnAdd for each
-// stored object, then OnSync if synced), then live events.
-func (c *cache[T]) addHandler(h Handler[T]) (remove func()) {
+// addHandler registers h and starts its goroutine. h first gets the current
+// state (OnResyncStarted if a resync is under way, OnAdd for each stored
+// object, OnSync if synced), then live events.
+func (c *cache[T]) addHandler(h Handler[T], opts []HandlerOption) *Registration {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.inResync {
-		h.OnResyncStarted()
+	c.added++
+	q := newQueue[T]()
+	reg := &Registration{
+		name:    fmt.Sprintf("handler-%d", c.added),
+		synced:  make(chan struct{}),
+		removed: make(chan struct{}),
+		done:    make(chan struct{}),
+		pending: q.len,
 	}
+	for _, o := range opts {
+		o(reg)
+	}
+	d := &dispatcher[T]{reg: reg, h: h, q: q, metrics: c.cfg.metrics,
+		log: c.cfg.logger.WithValues("resource", c.cfg.resource)}
+	reg.detach = func() { c.removeHandler(d) }
+	now := time.Now()
+	if c.inResync {
+		q.barrier(nodeResyncStarted, now)
+	}
+	var zero T
 	for _, o := range c.store.List() {
-		h.OnAdd(o)
+		q.object(KeyOf(o), zero, false, o, false, DeletionObserved, now)
 	}
 	if c.synced.Load() && !c.inResync {
-		h.OnSync()
+		q.barrier(nodeSync, now)
 	}
-	r := &registration[T]{h: h}
-	c.handlers = append(c.handlers, r)
-	return func() {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		for i, x := range c.handlers {
-			if x == r {
-				c.handlers = append(c.handlers[:i:i], c.handlers[i+1:]...)
-				return
-			}
+	c.handlers = append(c.handlers, d)
+	go d.run(c.stop)
+	return reg
+}
+
+func (c *cache[T]) removeHandler(d *dispatcher[T]) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, x := range c.handlers {
+		if x == d {
+			c.handlers = append(c.handlers[:i:i], c.handlers[i+1:]...)
+			return
 		}
 	}
 }
 
+// registrations returns the handlers registered now.
+func (c *cache[T]) registrations() []*Registration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]*Registration, len(c.handlers))
+	for i, d := range c.handlers {
+		out[i] = d.reg
+	}
+	return out
+}
+
+// shutdown ends every handler goroutine after its current call and waits
+// for them.
+func (c *cache[T]) shutdown() {
+	c.stopOnce.Do(func() { close(c.stop) })
+	for _, r := range c.registrations() {
+		<-r.done
+	}
+}
+
 // beginResync starts a new epoch: objects not seen again before
-// finishResync are deleted then.
-func (c *cache[T]) beginResync() {
+// finishResync are deleted then. Handlers get OnResyncStarted unless a
+// resync is already under way (an attempt that failed midway is continued);
+// it returns whether a new resync began.
+func (c *cache[T]) beginResync() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.epoch++
-	c.inResync = true
-	for _, r := range c.handlers {
-		r.h.OnResyncStarted()
+	if c.inResync {
+		return false
 	}
+	c.inResync = true
+	now := time.Now()
+	for _, d := range c.handlers {
+		d.q.barrier(nodeResyncStarted, now)
+	}
+	return true
 }
 
 // upsert applies an added or modified object. An object already stored with
@@ -86,45 +141,51 @@ func (c *cache[T]) upsert(obj T) {
 			return
 		}
 	}
-	c.store.put(k, obj, c.epoch)
-	for _, r := range c.handlers {
-		if ok {
-			r.h.OnUpdate(old.obj, obj)
-		} else {
-			r.h.OnAdd(obj)
-		}
-	}
+	n := c.store.put(k, obj, c.epoch)
+	c.notify(k, old.obj, ok, obj, false, DeletionObserved)
+	c.cfg.metrics.ObjectsStored(n)
 }
 
 // delete applies a deleted object; handlers get obj, the final state.
 func (c *cache[T]) delete(obj T) {
 	obj = c.transform(obj)
+	k := KeyOf(obj)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.store.remove(KeyOf(obj)); !ok {
+	old, ok, n := c.store.remove(k)
+	if !ok {
 		return
 	}
-	for _, r := range c.handlers {
-		r.h.OnDelete(obj)
-	}
+	c.notify(k, old, true, obj, true, DeletionObserved)
+	c.cfg.metrics.ObjectsStored(n)
 }
 
 // finishResync deletes what the resync did not see, marks the cache synced
-// and calls OnSync.
+// and queues OnSync.
 func (c *cache[T]) finishResync() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, o := range c.store.sweep(c.epoch) {
-		for _, r := range c.handlers {
-			r.h.OnDelete(o)
-		}
+	gone, n := c.store.sweep(c.epoch)
+	for _, o := range gone {
+		c.notify(KeyOf(o), o, true, o, true, DeletionInferred)
 	}
+	c.cfg.metrics.ObjectsStored(n)
 	c.inResync = false
 	if !c.synced.Swap(true) {
 		close(c.syncedCh)
 	}
-	for _, r := range c.handlers {
-		r.h.OnSync()
+	now := time.Now()
+	for _, d := range c.handlers {
+		d.q.barrier(nodeSync, now)
+	}
+}
+
+// notify queues a change of k for every handler. c.mu is held.
+func (c *cache[T]) notify(k Key, prev T, hadPrev bool, cur T, deleted bool, how Deletion) {
+	now := time.Now()
+	for _, d := range c.handlers {
+		d.q.object(k, prev, hadPrev, cur, deleted, how, now)
+		c.cfg.metrics.HandlerQueueDepth(d.reg.name, d.q.len())
 	}
 }
 
@@ -132,9 +193,32 @@ func (c *cache[T]) finishResync() {
 func (c *cache[T]) fail(err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, r := range c.handlers {
-		r.h.OnError(err)
+	for _, d := range c.handlers {
+		d.q.fail(err)
 	}
+}
+
+// waitHandlersSynced blocks until every handler registered now has synced.
+func (c *cache[T]) waitHandlersSynced(ctx context.Context) error {
+	for _, r := range c.registrations() {
+		select {
+		case <-r.synced:
+		case <-r.done: // removed or stopped: nothing to wait for
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// idle tells whether every handler has received everything queued for it.
+func (c *cache[T]) idle() bool {
+	for _, r := range c.registrations() {
+		if r.Pending() > 0 || r.busy.Load() {
+			return false
+		}
+	}
+	return true
 }
 
 func (c *cache[T]) transform(obj T) T {

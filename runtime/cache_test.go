@@ -28,7 +28,7 @@ func (l *log) handler() Handler[*corev1.ConfigMap] {
 		UpdateFunc: func(old, o *corev1.ConfigMap) {
 			l.calls = append(l.calls, "update "+o.Name+"@"+old.ResourceVersion+">"+o.ResourceVersion)
 		},
-		DeleteFunc: func(o *corev1.ConfigMap) { l.calls = append(l.calls, "delete "+o.Name+"@"+o.ResourceVersion) },
+		DeleteFunc: func(o *corev1.ConfigMap, _ Deletion) { l.calls = append(l.calls, "delete "+o.Name+"@"+o.ResourceVersion) },
 		SyncFunc:   func() { l.calls = append(l.calls, "sync") },
 		ErrorFunc:  func(err error) { l.calls = append(l.calls, "error "+Classify(err).String()) },
 	}
@@ -79,16 +79,18 @@ func TestLateHandlerReplay(t *testing.T) {
 	d.Add(cm("a", "1"))
 	var before log
 	s.AddHandler(before.handler())
+	d.Wait()
 	if got := before.take(); got != "add a@1" {
 		t.Fatalf("before sync: %s", got)
 	}
 	d.Sync()
 	var after log
-	remove := s.AddHandler(after.handler())
+	reg := s.AddHandler(after.handler())
+	d.Wait()
 	if got := after.take(); got != "add a@1, sync" {
 		t.Fatalf("after sync: %s", got)
 	}
-	remove()
+	reg.Remove()
 	d.Add(cm("b", "2"))
 	if got := after.take(); got != "" {
 		t.Fatalf("removed handler got %s", got)

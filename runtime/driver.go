@@ -1,8 +1,11 @@
 package runtime
 
+import "time"
+
 // Driver feeds a Syncer's store and handlers by hand, with no server, so
 // that unit tests of code built on a Syncer can play add, update, delete,
-// resync and sync events and observe the results synchronously.
+// resync and sync events and observe the results: each method returns once
+// every handler has received what it played.
 type Driver[T Object] struct {
 	s *Syncer[T]
 }
@@ -20,23 +23,32 @@ func (d *Driver[T]) Add(objs ...T) {
 	for _, o := range objs {
 		d.s.cache.upsert(o)
 	}
+	d.Wait()
 }
 
 // Update applies obj as a MODIFIED event. obj must carry a resourceVersion
 // different from (newer than) the stored one, or it is dropped as a server
 // would never send it.
-func (d *Driver[T]) Update(obj T) { d.s.cache.upsert(obj) }
+func (d *Driver[T]) Update(obj T) {
+	d.s.cache.upsert(obj)
+	d.Wait()
+}
 
 // Delete applies obj as a DELETED event.
-func (d *Driver[T]) Delete(obj T) { d.s.cache.delete(obj) }
+func (d *Driver[T]) Delete(obj T) {
+	d.s.cache.delete(obj)
+	d.Wait()
+}
 
 // Resync plays a full resync whose snapshot is objs: OnResyncStarted, OnAdd
-// or OnUpdate for what is new or changed, OnDelete for what is gone, OnSync.
+// or OnUpdate for what is new or changed, OnDelete (DeletionInferred) for
+// what is gone, OnSync.
 func (d *Driver[T]) Resync(objs ...T) {
 	d.s.cache.beginResync()
-	d.Add(objs...)
-	d.s.mode.Store(int32(ModeList))
-	d.s.cache.finishResync()
+	for _, o := range objs {
+		d.s.cache.upsert(o)
+	}
+	d.Sync()
 }
 
 // Sync completes the initial sync with what was added so far: OnSync, and
@@ -44,9 +56,19 @@ func (d *Driver[T]) Resync(objs ...T) {
 func (d *Driver[T]) Sync() {
 	d.s.mode.Store(int32(ModeList))
 	d.s.cache.finishResync()
+	d.Wait()
 }
 
 // Error reports err to the handlers as a failure of kind Classify(err).
 func (d *Driver[T]) Error(err error) {
 	d.s.cache.fail(&SyncError{Kind: Classify(err), Resource: d.s.res.String(), Op: "test", Err: err})
+	d.Wait()
+}
+
+// Wait returns once every handler has received everything queued for it,
+// e.g. the current state that AddHandler hands a new handler.
+func (d *Driver[T]) Wait() {
+	for !d.s.cache.idle() {
+		time.Sleep(50 * time.Microsecond)
+	}
 }

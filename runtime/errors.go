@@ -87,6 +87,10 @@ var errNoBookmark = errors.New("the server accepted the WatchList request but se
 // errClosedEarly is returned when a stream closed before it was of any use.
 var errClosedEarly = errors.New("the watch stream closed early")
 
+// errStreamCut is returned when WatchList streams keep ending before their
+// initial events do.
+var errStreamCut = errors.New("WatchList streams were cut before their initial events ended")
+
 // Classify returns the kind of err.
 func Classify(err error) ErrorKind {
 	var se *SyncError
@@ -115,7 +119,7 @@ func Classify(err error) ErrorKind {
 		return KindInvalid
 	case apierrors.IsTimeout(err), apierrors.IsServerTimeout(err), errors.Is(err, context.DeadlineExceeded), utilnet.IsTimeout(err):
 		return KindTimeout
-	case apierrors.IsServiceUnavailable(err), errors.Is(err, errClosedEarly), utilnet.IsConnectionRefused(err),
+	case apierrors.IsServiceUnavailable(err), errors.Is(err, errClosedEarly), errors.Is(err, errStreamCut), utilnet.IsConnectionRefused(err),
 		utilnet.IsConnectionReset(err), utilnet.IsProbableEOF(err):
 		return KindUnavailable
 	case apierrors.IsInternalError(err), apierrors.IsUnexpectedServerError(err):
@@ -144,7 +148,36 @@ func isExpired(err error) bool {
 }
 
 // isWatchListRefused tells whether a WatchList request was refused because
-// the server does not support it (gate off, or older than 1.27).
+// the server does not support it: 422 Invalid naming sendInitialEvents (the
+// gate is off) or resourceVersionMatch (older than 1.27). Any other refusal,
+// a bad selector say, is the request's fault, not the mode's.
 func isWatchListRefused(err error) bool {
-	return apierrors.IsInvalid(err) || apierrors.IsBadRequest(err)
+	if !apierrors.IsInvalid(err) {
+		return false
+	}
+	var st apierrors.APIStatus
+	if errors.As(err, &st) {
+		if d := st.Status().Details; d != nil {
+			for _, c := range d.Causes {
+				if watchListParam(c.Field) {
+					return true
+				}
+			}
+		}
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "sendInitialEvents") || strings.Contains(msg, "resourceVersionMatch")
+}
+
+func watchListParam(field string) bool {
+	return field == "sendInitialEvents" || field == "resourceVersionMatch"
+}
+
+// retryAfter returns the wait the server asked for with a 429 or 5xx
+// (Retry-After), or 0.
+func retryAfter(err error) time.Duration {
+	if s, ok := apierrors.SuggestsClientDelay(err); ok && s > 0 {
+		return time.Duration(s) * time.Second
+	}
+	return 0
 }

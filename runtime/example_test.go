@@ -16,7 +16,7 @@ func ExampleNewDriver() {
 		runtime.WithIndex("byNode", func(p *corev1.Pod) []string { return []string{p.Spec.NodeName} }))
 	s.AddHandler(runtime.HandlerFuncs[*corev1.Pod]{
 		AddFunc:    func(p *corev1.Pod) { fmt.Println("add", p.Name) },
-		DeleteFunc: func(p *corev1.Pod) { fmt.Println("delete", p.Name) },
+		DeleteFunc: func(p *corev1.Pod, how runtime.Deletion) { fmt.Println("delete", p.Name, how) },
 		SyncFunc:   func() { fmt.Println("synced") },
 	})
 	pod := func(name, node, rv string) *corev1.Pod {
@@ -33,7 +33,7 @@ func ExampleNewDriver() {
 	// add web-1
 	// add web-2
 	// synced
-	// delete web-2
+	// delete web-2 inferred
 	// synced
 	// 1 pod on node-a
 }

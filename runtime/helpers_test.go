@@ -70,7 +70,7 @@ func (r *recorder) OnUpdate(old, cm *corev1.ConfigMap) {
 	r.addRVs[key(cm)+"@"+cm.ResourceVersion]++
 	r.order = append(r.order, "update:"+key(cm))
 }
-func (r *recorder) OnDelete(cm *corev1.ConfigMap) {
+func (r *recorder) OnDelete(cm *corev1.ConfigMap, _ runtime.Deletion) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.deletes[key(cm)]++

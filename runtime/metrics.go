@@ -6,8 +6,10 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 )
 
-// Metrics receives a Syncer's measurements. Calls are made on the sync
-// goroutine and must be cheap. Embed NopMetrics to implement only some.
+// Metrics receives a Syncer's measurements. Calls about the stream are made
+// on the Syncer's goroutine, calls about a handler on that handler's
+// goroutine: an implementation must be safe for concurrent use, and cheap.
+// Embed NopMetrics to implement only some.
 type Metrics interface {
 	// EventReceived is called for each event read from a stream or page item.
 	EventReceived(t watch.EventType)
@@ -17,7 +19,56 @@ type Metrics interface {
 	Error(kind ErrorKind)
 	// ModeChanged is called when the Syncer switches between WatchList and List.
 	ModeChanged(mode Mode)
+	// Relisted is called when a full resync starts, with why.
+	Relisted(reason Reason)
+	// Reconnected is called when a watch ended and another is to be opened,
+	// with why it ended.
+	Reconnected(reason Reason)
+	// ObjectsStored is called with the number of objects in the store after
+	// it changed.
+	ObjectsStored(n int)
+	// HandlerQueueDepth is called with the number of calls waiting for a
+	// handler after it changed.
+	HandlerQueueDepth(handler string, depth int)
+	// HandlerCalled is called after each call to a handler: waited is the
+	// time from the event's arrival to the call, took the call itself.
+	HandlerCalled(handler string, waited, took time.Duration)
+	// HandlerPanicked is called when a handler panicked (the Syncer
+	// recovers, logs the panic and goes on).
+	HandlerPanicked(handler string)
 }
+
+// Reason tells why a Syncer relisted or reconnected.
+type Reason string
+
+// Why a full resync started (Metrics.Relisted).
+const (
+	// ReasonInitial: the first sync.
+	ReasonInitial Reason = "initial"
+	// ReasonExpired: the resourceVersion to watch from was compacted (410 Gone).
+	ReasonExpired Reason = "expired"
+	// ReasonNoBookmark: a WatchList stream ended its initial events without
+	// the initial-events-end bookmark; the resync is completed with a LIST.
+	ReasonNoBookmark Reason = "no-bookmark"
+	// ReasonStreamCut: WatchList streams were cut before their initial
+	// events ended, again and again; the resync is completed with a LIST.
+	ReasonStreamCut Reason = "stream-cut"
+	// ReasonContinueExpired: the continue token of a paginated LIST
+	// expired; the LIST is read again in one piece.
+	ReasonContinueExpired Reason = "continue-expired"
+)
+
+// Why a watch ended (Metrics.Reconnected).
+const (
+	// ReasonWatchTimeout: the watch reached the timeout it asked for; normal.
+	ReasonWatchTimeout Reason = "timeout"
+	// ReasonClosedEarly: the server or a proxy ended the watch before its
+	// timeout, after it had delivered events (e.g. the server closing an
+	// unresponsive watcher, a restart, a proxy's maximum stream duration).
+	ReasonClosedEarly Reason = "closed-early"
+	// ReasonFailed: the request or the stream failed; see Metrics.Error.
+	ReasonFailed Reason = "failed"
+)
 
 // NopMetrics implements Metrics and does nothing.
 type NopMetrics struct{}
@@ -33,3 +84,21 @@ func (NopMetrics) Error(ErrorKind) {}
 
 // ModeChanged implements Metrics.
 func (NopMetrics) ModeChanged(Mode) {}
+
+// Relisted implements Metrics.
+func (NopMetrics) Relisted(Reason) {}
+
+// Reconnected implements Metrics.
+func (NopMetrics) Reconnected(Reason) {}
+
+// ObjectsStored implements Metrics.
+func (NopMetrics) ObjectsStored(int) {}
+
+// HandlerQueueDepth implements Metrics.
+func (NopMetrics) HandlerQueueDepth(string, int) {}
+
+// HandlerCalled implements Metrics.
+func (NopMetrics) HandlerCalled(string, time.Duration, time.Duration) {}
+
+// HandlerPanicked implements Metrics.
+func (NopMetrics) HandlerPanicked(string) {}

@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -26,6 +28,7 @@ type config struct {
 	indexes         map[string]func(any) []string
 	logger          logr.Logger
 	metrics         Metrics
+	resource        string // the Resource's String(), for logs
 }
 
 func defaultConfig() config {
@@ -43,6 +46,35 @@ func defaultConfig() config {
 	}
 }
 
+// validate reports options that cannot work: zero or negative durations
+// and sizes, a largest backoff below the first, missing hooks.
+func (c *config) validate() error {
+	var errs []error
+	positive := func(name string, d time.Duration) {
+		if d <= 0 {
+			errs = append(errs, fmt.Errorf("%s must be positive, got %s", name, d))
+		}
+	}
+	positive("WithBookmarkTimeout", c.bookmarkTimeout)
+	positive("WithInitialEventsTimeout", c.initialTimeout)
+	positive("WithWatchTimeout", c.watchTimeout)
+	positive("WithProbeInterval", c.probeInterval)
+	positive("WithBackoff's initial wait", c.minBackoff)
+	if c.maxBackoff < c.minBackoff {
+		errs = append(errs, fmt.Errorf("WithBackoff: the largest wait %s is below the first %s", c.maxBackoff, c.minBackoff))
+	}
+	if c.watchTimeout > 0 && c.watchTimeout < time.Second {
+		errs = append(errs, fmt.Errorf("WithWatchTimeout must be at least 1s (the server counts in seconds), got %s", c.watchTimeout))
+	}
+	if c.pageSize < 0 {
+		errs = append(errs, fmt.Errorf("WithPageSize must not be negative, got %d", c.pageSize))
+	}
+	if c.metrics == nil {
+		errs = append(errs, errors.New("WithMetrics(nil): use NopMetrics{}"))
+	}
+	return errors.Join(errs...)
+}
+
 // WithNamespace limits the Syncer to one namespace. The default is all namespaces.
 func WithNamespace(ns string) Option { return func(c *config) { c.namespace = ns } }
 
@@ -53,12 +85,17 @@ func WithLabelSelector(sel string) Option { return func(c *config) { c.labelSele
 // "spec.nodeName=node-1".
 func WithFieldSelector(sel string) Option { return func(c *config) { c.fieldSelector = sel } }
 
-// WithPageSize sets the limit of each LIST page in the fallback mode (default 500).
+// WithPageSize sets the limit of each LIST page in the fallback mode
+// (default 500; 0 reads the LIST in one piece).
 func WithPageSize(n int64) Option { return func(c *config) { c.pageSize = n } }
 
-// WithBookmarkTimeout bounds how long a WatchList stream may stay silent
-// without having sent its initial-events-end bookmark before the Syncer
-// decides the server does not support WatchList and falls back (default 10s).
+// WithBookmarkTimeout bounds the wait for the initial-events-end bookmark of
+// a WatchList stream once the stream has shown that its initial events are
+// over (live events flow, or as many objects as the server counted arrived),
+// and how long the stream may stay silent before it; past it the Syncer
+// decides that the bookmark will not come and completes the sync with a
+// LIST (default 10s). A server sends the bookmark about a second after the
+// initial events.
 func WithBookmarkTimeout(d time.Duration) Option { return func(c *config) { c.bookmarkTimeout = d } }
 
 // WithInitialEventsTimeout bounds the whole initial WatchList stream, even

@@ -32,10 +32,17 @@ var protobufMagic = []byte("k8s\x00")
 type fastProtobuf struct {
 	kruntime.NegotiatedSerializer
 	gvk      schema.GroupVersionKind
-	elemType reflect.Type // T's struct type
+	elemType reflect.Type // T's struct type; nil when T has no protobuf methods
 }
 
+// newFastProtobuf wraps ns. For a T without protobuf methods (a CRD type)
+// only the WatchEvent frames take the fast path: an object of T's kind in
+// protobuf, which only a misbehaving server or proxy sends, goes to the
+// wrapped decoder, which fails it as an error, not a panic.
 func newFastProtobuf(ns kruntime.NegotiatedSerializer, gvk schema.GroupVersionKind, elemType reflect.Type) fastProtobuf {
+	if !reflect.PointerTo(elemType).Implements(reflect.TypeFor[protobufType]()) {
+		elemType = nil
+	}
 	return fastProtobuf{NegotiatedSerializer: ns, gvk: gvk, elemType: elemType}
 }
 
@@ -66,7 +73,7 @@ type objectDecoder struct {
 }
 
 func (d objectDecoder) Decode(data []byte, defaults *schema.GroupVersionKind, into kruntime.Object) (kruntime.Object, *schema.GroupVersionKind, error) {
-	if into == nil && bytes.HasPrefix(data, protobufMagic) {
+	if into == nil && d.elemType != nil && bytes.HasPrefix(data, protobufMagic) {
 		if raw, ok := d.ownKind(data[len(protobufMagic):]); ok {
 			obj := reflect.New(d.elemType).Interface().(protobufType)
 			if err := obj.Unmarshal(raw); err == nil {

@@ -6,13 +6,9 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"mime"
-	"net/http"
 	"reflect"
-	"strings"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
@@ -28,7 +24,7 @@ import (
 type source[T Object] struct {
 	client     *rest.RESTClient
 	negotiator kruntime.ClientNegotiator
-	accept     string
+	protobuf   bool // protobuf is asked for (JSON too)
 	res        Resource
 	cfg        *config
 	key        string // server and resource, for the mode memory
@@ -81,7 +77,7 @@ func newSource[T Object](restCfg *rest.Config, res Resource, cfg *config) (*sour
 	return &source[T]{
 		client:     client,
 		negotiator: kruntime.NewClientNegotiator(c.NegotiatedSerializer, gv),
-		accept:     c.AcceptContentTypes,
+		protobuf:   objProto && listProto,
 		res:        res,
 		cfg:        cfg,
 		key:        restCfg.Host + restCfg.APIPath + "|" + res.String(),
@@ -105,7 +101,6 @@ func (s *source[T]) watchList(ctx context.Context) (*stream, error) {
 	opts.AllowWatchBookmarks = true
 	opts.SendInitialEvents = new(true)
 	opts.ResourceVersionMatch = metav1.ResourceVersionMatchNotOlderThan
-	opts.TimeoutSeconds = s.watchTimeoutSeconds()
 	return s.open(ctx, opts)
 }
 
@@ -115,85 +110,108 @@ func (s *source[T]) watch(ctx context.Context, rv string) (*stream, error) {
 	opts.Watch = true
 	opts.AllowWatchBookmarks = true
 	opts.ResourceVersion = rv
-	opts.TimeoutSeconds = s.watchTimeoutSeconds()
 	return s.open(ctx, opts)
 }
 
-// open sends a watch request with the client's transport (auth, TLS,
-// user agent) and returns its events as a stream that the caller decodes
-// on its own goroutine. An error answer becomes the same *StatusError that
-// client-go's Request.Watch returns.
+// open sends a watch request through the REST client (its rate limiter,
+// Retry-After handling on 429 and 5xx, warning handler and transport) and
+// returns its events as a stream that the caller decodes on its own
+// goroutine. An error answer is the server's Status, as a *StatusError.
 func (s *source[T]) open(ctx context.Context, opts metav1.ListOptions) (*stream, error) {
-	u := s.request().VersionedParams(&opts, metav1.ParameterCodec).URL()
+	timeout := s.watchTimeout()
+	opts.TimeoutSeconds = new(int64(timeout / time.Second))
 	ctx, cancel := context.WithCancel(ctx)
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	body, err := s.request().VersionedParams(&opts, metav1.ParameterCodec).Stream(ctx)
 	if err != nil {
 		cancel()
 		return nil, err
 	}
-	req.Header.Set("Accept", s.accept)
-	resp, err := s.client.Client.Do(req)
+	// Reading through a buffer takes whatever the connection holds in one
+	// call rather than a frame header, then a frame: the HTTP/2 transport
+	// sends a WINDOW_UPDATE (a write) for every 4 KiB read in small calls,
+	// but once per call for larger ones.
+	buf := bufio.NewReaderSize(body, 64<<10)
+	mediaType, err := s.sniff(buf)
 	if err != nil {
+		body.Close()
 		cancel()
 		return nil, err
 	}
-	if resp.StatusCode != http.StatusOK {
-		defer cancel()
-		defer resp.Body.Close()
-		return nil, s.responseError(resp)
+	objects, events, framer, err := s.negotiator.StreamDecoder(mediaType, nil)
+	if err != nil {
+		body.Close()
+		cancel()
+		return nil, errDecode{fmt.Errorf("watch response as %s: %w", mediaType, err)}
 	}
-	mediaType, params, err := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	if err == nil {
-		var objects kruntime.Decoder
-		var events kruntime.Serializer
-		var framer kruntime.Framer
-		if objects, events, framer, err = s.negotiator.StreamDecoder(mediaType, params); err == nil {
-			// Reading through a buffer takes whatever the connection holds in
-			// one call rather than a frame header, then a frame: the HTTP/2
-			// transport sends a WINDOW_UPDATE (a write) for every 4 KiB read
-			// in small calls, but once per call for larger ones.
-			body := readCloser{bufio.NewReaderSize(resp.Body, 64<<10), resp.Body}
-			frames := streaming.NewDecoder(framer.NewFrameReader(body), events)
-			return &stream{frames: frames, objects: objects, body: resp.Body, cancel: cancel}, nil
-		}
-	}
-	resp.Body.Close()
-	cancel()
-	return nil, errDecode{fmt.Errorf("watch response of Content-Type %q: %w", resp.Header.Get("Content-Type"), err)}
+	frames := streaming.NewDecoder(framer.NewFrameReader(readCloser{buf, body}), events)
+	return &stream{frames: frames, objects: objects, body: body, cancel: cancel, timeout: timeout}, nil
 }
 
-// responseError turns an error answer into an error: the server's Status
-// when it sent one, as client-go does.
-func (s *source[T]) responseError(resp *http.Response) error {
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if mediaType, params, err := mime.ParseMediaType(resp.Header.Get("Content-Type")); err == nil {
-		if dec, err := s.negotiator.Decoder(mediaType, params); err == nil {
-			st := &metav1.Status{}
-			if _, _, err := dec.Decode(body, nil, st); err == nil && st.Status == metav1.StatusFailure {
-				if st.Code == 0 {
-					st.Code = int32(resp.StatusCode)
-				}
-				return &apierrors.StatusError{ErrStatus: *st}
-			}
-		}
+// sniff tells from the first byte of a watch response which of the media
+// types the Syncer accepts it is in (Request.Stream does not hand over the
+// response's headers): a JSON stream starts with an object, a protobuf
+// stream with a 4-byte big-endian frame length, whose first byte is 0 for
+// every frame under 16 MiB and never '{' (2 GiB). A response that ends
+// before its first byte is a stream that closed at once.
+func (s *source[T]) sniff(buf *bufio.Reader) (string, error) {
+	b, err := buf.Peek(1)
+	if err != nil {
+		return "", err
 	}
-	return apierrors.NewGenericServerResponse(resp.StatusCode, http.MethodGet,
-		s.res.GroupVersionResource().GroupResource(), "", strings.TrimSpace(string(body)), 0, true)
+	switch {
+	case b[0] == '{' || b[0] == ' ' || b[0] == '\n' || b[0] == '\r' || b[0] == '\t':
+		return kruntime.ContentTypeJSON, nil
+	case s.protobuf:
+		return kruntime.ContentTypeProtobuf, nil
+	}
+	return "", errDecode{fmt.Errorf("watch response starting with byte %#x is not JSON, the only media type asked for", b[0])}
 }
 
-// list reads one page of a consistent LIST, calls each for every item and
-// returns the list's resourceVersion and continue token.
-func (s *source[T]) list(ctx context.Context, cont string, each func(T)) (rv, next string, err error) {
+// count returns the number of objects the server holds for the Syncer's
+// selection, by a LIST of one item (remainingItemCount); ok is false where
+// the server does not say (selectors, old servers) or the request failed.
+func (s *source[T]) count(ctx context.Context) (n int64, ok bool) {
 	opts := s.listOptions()
-	opts.Limit = s.cfg.pageSize
-	opts.Continue = cont
+	opts.Limit = 1
 	page := s.res.NewList()
 	if err := s.request().VersionedParams(&opts, metav1.ParameterCodec).Do(ctx).Into(page); err != nil {
-		return "", "", err
+		return 0, false
 	}
 	lm, err := meta.ListAccessor(page)
 	if err != nil {
-		return "", "", errDecode{err}
+		return 0, false
+	}
+	items := int64(meta.LenList(page))
+	if lm.GetContinue() == "" {
+		return items, true
+	}
+	if r := lm.GetRemainingItemCount(); r != nil {
+		return items + *r, true
+	}
+	return 0, false
+}
+
+// list reads one page of a consistent LIST (limit 0: the whole LIST),
+// calls each for every item and returns the list's resourceVersion, its
+// continue token and the server's count of the items after this page (-1
+// where it does not say).
+func (s *source[T]) list(ctx context.Context, cont string, limit int64, each func(T)) (rv, next string, remaining int64, err error) {
+	opts := s.listOptions()
+	opts.Limit = limit
+	opts.Continue = cont
+	page := s.res.NewList()
+	if err := s.request().VersionedParams(&opts, metav1.ParameterCodec).Do(ctx).Into(page); err != nil {
+		return "", "", 0, err
+	}
+	lm, err := meta.ListAccessor(page)
+	if err != nil {
+		return "", "", 0, errDecode{err}
+	}
+	remaining = -1
+	if lm.GetContinue() == "" {
+		remaining = 0
+	} else if r := lm.GetRemainingItemCount(); r != nil {
+		remaining = *r
 	}
 	// Copy each item out of the page so that the page's backing array is
 	// freed once the page is done, not held by the last surviving item.
@@ -204,16 +222,16 @@ func (s *source[T]) list(ctx context.Context, cont string, each func(T)) (rv, ne
 		return nil
 	})
 	if err != nil {
-		return "", "", errDecode{err}
+		return "", "", 0, errDecode{err}
 	}
-	return lm.GetResourceVersion(), lm.GetContinue(), nil
+	return lm.GetResourceVersion(), lm.GetContinue(), remaining, nil
 }
 
-// watchTimeoutSeconds returns the configured watch timeout, jittered up to
-// twice it so that many clients do not reconnect at once.
-func (s *source[T]) watchTimeoutSeconds() *int64 {
+// watchTimeout returns the configured watch timeout, jittered up to twice
+// it so that many clients do not reconnect at once, in whole seconds.
+func (s *source[T]) watchTimeout() time.Duration {
 	d := s.cfg.watchTimeout + time.Duration(rand.Int64N(int64(s.cfg.watchTimeout)+1))
-	return new(int64(d.Seconds()))
+	return d.Truncate(time.Second)
 }
 
 // readCloser reads from a buffer in front of a body and closes the body.

@@ -129,8 +129,8 @@ func (s *Store[T]) get(k Key) (entry[T], bool) {
 	return e, ok
 }
 
-// put stores obj under k, seen in epoch.
-func (s *Store[T]) put(k Key, obj T, epoch uint64) {
+// put stores obj under k, seen in epoch, and returns the number of objects.
+func (s *Store[T]) put(k Key, obj T, epoch uint64) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if old, ok := s.items[k]; ok {
@@ -138,6 +138,7 @@ func (s *Store[T]) put(k Key, obj T, epoch uint64) {
 	}
 	s.items[k] = entry[T]{obj: obj, epoch: epoch}
 	s.index(k, obj)
+	return len(s.items)
 }
 
 // mark records that k was seen, unchanged, in epoch.
@@ -150,8 +151,8 @@ func (s *Store[T]) mark(k Key, epoch uint64) {
 	}
 }
 
-// remove deletes k and returns what was stored.
-func (s *Store[T]) remove(k Key) (T, bool) {
+// remove deletes k and returns what was stored and the number of objects left.
+func (s *Store[T]) remove(k Key) (T, bool, int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e, ok := s.items[k]
@@ -159,11 +160,12 @@ func (s *Store[T]) remove(k Key) (T, bool) {
 		delete(s.items, k)
 		s.unindex(k, e.obj)
 	}
-	return e.obj, ok
+	return e.obj, ok, len(s.items)
 }
 
-// sweep removes every object last seen before epoch and returns them.
-func (s *Store[T]) sweep(epoch uint64) []T {
+// sweep removes every object last seen before epoch and returns them and
+// the number of objects left.
+func (s *Store[T]) sweep(epoch uint64) ([]T, int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var gone []T
@@ -174,7 +176,7 @@ func (s *Store[T]) sweep(epoch uint64) []T {
 			gone = append(gone, e.obj)
 		}
 	}
-	return gone
+	return gone, len(s.items)
 }
 
 func (s *Store[T]) index(k Key, obj T) {

@@ -26,8 +26,9 @@ type stream struct {
 	frames   streaming.Decoder // WatchEvent frames
 	objects  kruntime.Decoder  // the objects inside them
 	event    metav1.WatchEvent
-	body     io.Closer
+	body     io.ReadCloser
 	cancel   context.CancelFunc
+	timeout  time.Duration // the timeout the watch asked the server for
 	expired  atomic.Bool
 	stopOnce sync.Once
 }

@@ -67,7 +67,10 @@ func TestLateHandlerGetsStateThenLiveEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	late := newRecorder()
-	remove := s.AddHandler(late)
+	reg := s.AddHandler(late)
+	if err := reg.WaitForSync(ctxTimeout(t, 10*time.Second)); err != nil {
+		t.Fatal(err)
+	}
 	if !late.snapshot(func(r *recorder) bool { return len(r.adds) == 20 && r.syncs == 1 }) {
 		t.Fatalf("late handler got %d adds, %d syncs; want 20, 1", len(late.adds), late.syncs)
 	}
@@ -78,7 +81,8 @@ func TestLateHandlerGetsStateThenLiveEvents(t *testing.T) {
 	eventually(t, 10*time.Second, "live add at the late handler", func() bool {
 		return late.snapshot(func(r *recorder) bool { return r.adds[ns+"/cm-0020"] == 1 })
 	})
-	remove()
+	reg.Remove()
+	<-reg.Done()
 	if err := cs.CoreV1().ConfigMaps(ns).Delete(context.Background(), "cm-0000", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -71,7 +71,7 @@ func (p *printer[T]) OnUpdate(_, obj T) {
 	}
 }
 
-func (p *printer[T]) OnDelete(obj T) {
+func (p *printer[T]) OnDelete(obj T, _ runtime.Deletion) {
 	if p.synced {
 		p.event("deleted", obj)
 	}

@@ -40,7 +40,7 @@ func (p *printer) updated(old, w *shopv1alpha1.Widget) {
 	p.printf("updated widget %s %s\n", runtime.KeyOf(w), changes(old, w))
 }
 
-func (p *printer) deleted(w *shopv1alpha1.Widget) {
+func (p *printer) deleted(w *shopv1alpha1.Widget, _ runtime.Deletion) {
 	p.printf("deleted widget %s\n", runtime.KeyOf(w))
 }
 

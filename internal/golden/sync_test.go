@@ -112,7 +112,7 @@ func TestGeneratedSyncersOnRealServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	deleted := make(chan string, 10)
-	ds.AddHandler(thingsv1syncers.DatumHandlerFuncs{DeleteFunc: func(d *thingsv1.Datum) { deleted <- d.Name }})
+	ds.AddHandler(thingsv1syncers.DatumHandlerFuncs{DeleteFunc: func(d *thingsv1.Datum, _ runtime.Deletion) { deleted <- d.Name }})
 	run(t, gs)
 	run(t, ds)
 	run(t, cms)

@@ -1,0 +1,177 @@
+package runtime
+
+import (
+	"sync"
+	"time"
+)
+
+// queue holds what one handler has yet to receive. It never blocks the
+// Syncer: pushes only link nodes. Its size is bounded by the number of
+// objects, not by the event rate, because the events of one object that
+// the handler has not received yet are folded into one node, which keeps
+// its place in the queue:
+//
+//   - old is the state the handler last received (none: hadOld is false),
+//   - cur is the latest state, or the final one when deleted is set.
+//
+// An object added and deleted before the handler got to it leaves the
+// queue. Resync barriers (OnResyncStarted, OnSync) are nodes too, so that a
+// handler gets OnSync only after every object that came before it; runs of
+// barriers with no object between them are folded. Only the latest error
+// waits for the handler.
+type queue[T Object] struct {
+	mu         sync.Mutex
+	head, tail *node[T]
+	byKey      map[Key]*node[T]
+	depth      int
+	err        error // latest error not yet delivered
+	wake       chan struct{}
+}
+
+type nodeKind uint8
+
+const (
+	nodeObject nodeKind = iota
+	nodeResyncStarted
+	nodeSync
+)
+
+type node[T Object] struct {
+	prev, next *node[T]
+	kind       nodeKind
+	key        Key
+	old, cur   T
+	hadOld     bool
+	deleted    bool
+	how        Deletion
+	since      time.Time // when the first event folded into this node arrived
+}
+
+// note is one call to make to a handler.
+type note[T Object] struct {
+	kind    nodeKind
+	old     T
+	cur     T
+	hadOld  bool
+	deleted bool
+	how     Deletion
+	err     error
+	since   time.Time
+}
+
+func newQueue[T Object]() *queue[T] {
+	return &queue[T]{byKey: map[Key]*node[T]{}, wake: make(chan struct{}, 1)}
+}
+
+// object queues a change of k: prev is the state the store held before it
+// (what the handler received last, once every node of k before it is
+// delivered), cur the new state.
+func (q *queue[T]) object(k Key, prev T, hadPrev bool, cur T, deleted bool, how Deletion, now time.Time) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if n := q.byKey[k]; n != nil {
+		if deleted && !n.hadOld {
+			q.unlink(n) // added and deleted before the handler saw it
+			delete(q.byKey, k)
+			return
+		}
+		n.cur, n.deleted, n.how = cur, deleted, how
+		return
+	}
+	if deleted && !hadPrev {
+		return
+	}
+	n := &node[T]{kind: nodeObject, key: k, old: prev, hadOld: hadPrev, cur: cur, deleted: deleted, how: how, since: now}
+	q.byKey[k] = n
+	q.append(n)
+}
+
+// barrier queues OnResyncStarted or OnSync. A barrier that would repeat
+// the one before it is dropped, and so is a resync that changed nothing
+// and started after an OnSync still waiting: [sync, resync] + sync is [sync].
+func (q *queue[T]) barrier(kind nodeKind, now time.Time) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if t := q.tail; t != nil && t.kind != nodeObject {
+		if t.kind == kind {
+			return
+		}
+		if p := t.prev; kind == nodeSync && p != nil && p.kind == nodeSync {
+			q.unlink(t)
+			return
+		}
+	}
+	q.append(&node[T]{kind: kind, since: now})
+}
+
+// fail keeps err for the handler, replacing an error not delivered yet.
+func (q *queue[T]) fail(err error) {
+	q.mu.Lock()
+	q.err = err
+	q.mu.Unlock()
+	q.signal()
+}
+
+// next takes the next call to make; ok is false when the queue is empty.
+func (q *queue[T]) next() (n note[T], ok bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.err != nil {
+		n, q.err = note[T]{err: q.err}, nil
+		return n, true
+	}
+	h := q.head
+	if h == nil {
+		return n, false
+	}
+	q.unlink(h)
+	if h.kind == nodeObject {
+		delete(q.byKey, h.key)
+	}
+	return note[T]{kind: h.kind, old: h.old, cur: h.cur, hadOld: h.hadOld, deleted: h.deleted, how: h.how, since: h.since}, true
+}
+
+// len returns the number of calls waiting.
+func (q *queue[T]) len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	n := q.depth
+	if q.err != nil {
+		n++
+	}
+	return n
+}
+
+func (q *queue[T]) append(n *node[T]) {
+	n.prev = q.tail
+	if q.tail != nil {
+		q.tail.next = n
+	} else {
+		q.head = n
+	}
+	q.tail = n
+	q.depth++
+	q.signal()
+}
+
+func (q *queue[T]) unlink(n *node[T]) {
+	if n.prev != nil {
+		n.prev.next = n.next
+	} else {
+		q.head = n.next
+	}
+	if n.next != nil {
+		n.next.prev = n.prev
+	} else {
+		q.tail = n.prev
+	}
+	n.prev, n.next = nil, nil
+	q.depth--
+}
+
+func (q *queue[T]) signal() {
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}

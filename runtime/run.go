@@ -1,0 +1,134 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
+)
+
+// result is how one connection cycle ended.
+type result struct {
+	op       string // the request that ended it: "watchlist", "list" or "watch"
+	err      error  // nil: a watch ended by itself (ended says why)
+	ended    Reason // for err == nil
+	received bool   // events arrived: the connection was of use
+	live     bool   // live events arrived on a watch after a sync
+}
+
+// retry decides the wait before the next cycle.
+type retry struct {
+	backoff *wait.Backoff
+	expired int // 410s in a row with no live event in between
+	cfg     *config
+}
+
+func newRetry(c *config) *retry {
+	r := &retry{cfg: c}
+	r.reset()
+	return r
+}
+
+func (r *retry) reset() {
+	r.backoff = &wait.Backoff{Duration: r.cfg.minBackoff, Factor: 2, Jitter: 0.5, Steps: 1 << 30, Cap: r.cfg.maxBackoff}
+}
+
+// Run syncs until ctx is done, retrying every failure with capped
+// exponential backoff and jitter, and returns nil when ctx is done, once no
+// handler call is under way. It may be called once.
+func (s *Syncer[T]) Run(ctx context.Context) error {
+	if !s.running.CompareAndSwap(false, true) {
+		return errors.New("runtime: Syncer.Run called twice")
+	}
+	defer s.cache.shutdown()
+	if s.src == nil { // driven by a Driver
+		<-ctx.Done()
+		return nil
+	}
+	r := newRetry(&s.cfg)
+	for ctx.Err() == nil {
+		res := s.cycle(ctx)
+		if ctx.Err() != nil {
+			break
+		}
+		if !sleep(ctx, s.settle(r, res)) {
+			break
+		}
+	}
+	return nil
+}
+
+// settle reports how a cycle ended and returns the wait before the next.
+// A watch that ended by itself after delivering events, or at its timeout,
+// is progress: the next one opens at once. A watch that ended at once with
+// nothing, and every failure, wait with a growing backoff; a 410 Gone
+// relists at once the first time and backs off when it comes again before
+// any live event (a watch cache window shorter than a LIST).
+func (s *Syncer[T]) settle(r *retry, res result) time.Duration {
+	log := s.cfg.logger.WithValues("resource", s.res.String())
+	if res.received {
+		r.reset()
+	}
+	if res.live {
+		r.expired = 0
+	}
+	if res.err == nil {
+		s.cfg.metrics.Reconnected(res.ended)
+		if res.ended == ReasonWatchTimeout {
+			log.V(2).Info("watch ended at its timeout; reconnecting", "resourceVersion", s.rv)
+			r.reset()
+		} else {
+			log.V(1).Info("watch closed before its timeout; reconnecting", "resourceVersion", s.rv)
+		}
+		return 0
+	}
+	kind := Classify(res.err)
+	var wait time.Duration
+	if kind == KindExpired {
+		s.rv, s.due = "", ReasonExpired
+		r.expired++
+		if r.expired > 1 {
+			wait = r.backoff.Step()
+		}
+	} else if !res.received {
+		wait = r.backoff.Step()
+	}
+	wait = max(wait, retryAfter(res.err))
+	s.cfg.metrics.Error(kind)
+	s.cfg.metrics.Reconnected(ReasonFailed)
+	log.Info("sync failed; retrying", "op", res.op, "kind", kind.String(), "retryIn", wait.Round(time.Millisecond), "err", res.err.Error())
+	s.cache.fail(&SyncError{Kind: kind, Resource: s.res.String(), Op: res.op, RetryIn: wait, Err: res.err})
+	return wait
+}
+
+// cycle runs one connection: a full sync when one is due, then a watch
+// until it ends.
+func (s *Syncer[T]) cycle(ctx context.Context) result {
+	if s.rv != "" {
+		return s.watchFrom(ctx)
+	}
+	if s.cfg.watchList && modes.choose(s.src.key, time.Now()) == ModeWatchList {
+		if res, fallback := s.watchList(ctx); !fallback {
+			return res
+		}
+	}
+	if err := s.listSync(ctx); err != nil {
+		return result{op: "list", err: err}
+	}
+	return s.watchFrom(ctx)
+}
+
+func sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}

@@ -1,0 +1,84 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// watchFrom watches from the last resourceVersion until the stream ends.
+func (s *Syncer[T]) watchFrom(ctx context.Context) result {
+	opened := time.Now()
+	w, err := s.src.watch(ctx, s.rv)
+	if err != nil {
+		return result{op: "watch", err: err}
+	}
+	return s.consume(ctx, w, opened)
+}
+
+// consume reads live events until the stream ends, advancing the
+// resourceVersion. A stream that ends by itself is a result with no error
+// and the reason it ended; one that ended at once with nothing, closed by a
+// server or proxy that drops us, is errClosedEarly.
+func (s *Syncer[T]) consume(ctx context.Context, w *stream, opened time.Time) result {
+	const op = "watch"
+	defer w.stop()
+	live := false
+	for {
+		ev, err := w.next()
+		switch {
+		case ctx.Err() != nil:
+			return result{op: op, err: ctx.Err()}
+		case err == io.EOF:
+			lasted := time.Since(opened)
+			switch {
+			case lasted >= w.timeout*9/10:
+				return result{op: op, ended: ReasonWatchTimeout, received: live, live: live}
+			case !live && lasted < time.Second:
+				return result{op: op, err: errClosedEarly}
+			}
+			return result{op: op, ended: ReasonClosedEarly, received: live, live: live}
+		case err != nil:
+			return result{op: op, err: err, received: live, live: live}
+		}
+		s.cfg.metrics.EventReceived(ev.Type)
+		if ev.Type == watch.Error {
+			return result{op: op, err: eventError(ev), received: live, live: live}
+		}
+		obj, ok := ev.Object.(T)
+		if !ok {
+			return result{op: op, err: unexpectedObject(ev), received: live, live: live}
+		}
+		live = true
+		s.rv = obj.GetResourceVersion()
+		switch ev.Type {
+		case watch.Added, watch.Modified:
+			s.cache.upsert(obj)
+		case watch.Deleted:
+			s.cache.delete(obj)
+		}
+	}
+}
+
+// eventError turns an ERROR event into an error. client-go reports a
+// frame it could not decode as an ERROR event with reason ClientWatchDecoding.
+func eventError(ev watch.Event) error {
+	st, ok := ev.Object.(*metav1.Status)
+	if !ok {
+		return errDecode{fmt.Errorf("ERROR event with a %T instead of a Status", ev.Object)}
+	}
+	err := error(&apierrors.StatusError{ErrStatus: *st})
+	if st.Reason == "ClientWatchDecoding" {
+		return errDecode{err}
+	}
+	return err
+}
+
+func unexpectedObject(ev watch.Event) error {
+	return errDecode{fmt.Errorf("%s event with a %T", ev.Type, ev.Object)}
+}
