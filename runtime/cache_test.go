@@ -28,9 +28,11 @@ func (l *log) handler() Handler[*corev1.ConfigMap] {
 		UpdateFunc: func(old, o *corev1.ConfigMap) {
 			l.calls = append(l.calls, "update "+o.Name+"@"+old.ResourceVersion+">"+o.ResourceVersion)
 		},
-		DeleteFunc: func(o *corev1.ConfigMap, _ Deletion) { l.calls = append(l.calls, "delete "+o.Name+"@"+o.ResourceVersion) },
-		SyncFunc:   func() { l.calls = append(l.calls, "sync") },
-		ErrorFunc:  func(err error) { l.calls = append(l.calls, "error "+Classify(err).String()) },
+		DeleteFunc: func(o *corev1.ConfigMap, _ Deletion) {
+			l.calls = append(l.calls, "delete "+o.Name+"@"+o.ResourceVersion)
+		},
+		SyncFunc:  func() { l.calls = append(l.calls, "sync") },
+		ErrorFunc: func(err error) { l.calls = append(l.calls, "error "+Classify(err).String()) },
 	}
 }
 

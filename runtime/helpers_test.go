@@ -19,6 +19,35 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(testbed.Main(m)) }
 
+// jsonOnly is a type with no protobuf methods, as CRD types are.
+type jsonOnly struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+}
+
+func (o *jsonOnly) DeepCopyObject() kruntime.Object {
+	c := *o
+	o.ObjectMeta.DeepCopyInto(&c.ObjectMeta)
+	return &c
+}
+
+type jsonOnlyList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []jsonOnly `json:"items"`
+}
+
+func (l *jsonOnlyList) DeepCopyObject() kruntime.Object {
+	c := *l
+	c.Items = append([]jsonOnly(nil), l.Items...)
+	return &c
+}
+
+var jsonOnlyResource = runtime.Resource{
+	Group: "example.com", Version: "v1", Resource: "things", Kind: "Thing", Namespaced: true,
+	NewList: func() kruntime.Object { return &jsonOnlyList{} },
+}
+
 // configMaps is the Resource of core/v1 ConfigMaps.
 var configMaps = runtime.Resource{
 	Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true,
@@ -27,19 +56,20 @@ var configMaps = runtime.Resource{
 
 // recorder is a Handler that records what it is told.
 type recorder struct {
-	mu      sync.Mutex
-	adds    map[string]int // key -> OnAdd count
-	addRVs  map[string]int // key@rv -> OnAdd/OnUpdate count, to catch duplicates
-	updates int
-	deletes map[string]int
-	resyncs int
-	syncs   int
-	errs    []error
-	order   []string // "add:key", "sync", ...
+	mu       sync.Mutex
+	adds     map[string]int // key -> OnAdd count
+	addRVs   map[string]int // key@rv -> OnAdd/OnUpdate count, to catch duplicates
+	updates  int
+	deletes  map[string]int
+	inferred map[string]int // key -> OnDelete(DeletionInferred) count
+	resyncs  int
+	syncs    int
+	errs     []error
+	order    []string // "add:key", "sync", ...
 }
 
 func newRecorder() *recorder {
-	return &recorder{adds: map[string]int{}, addRVs: map[string]int{}, deletes: map[string]int{}}
+	return &recorder{adds: map[string]int{}, addRVs: map[string]int{}, deletes: map[string]int{}, inferred: map[string]int{}}
 }
 
 func key(cm *corev1.ConfigMap) string { return cm.Namespace + "/" + cm.Name }
@@ -70,10 +100,13 @@ func (r *recorder) OnUpdate(old, cm *corev1.ConfigMap) {
 	r.addRVs[key(cm)+"@"+cm.ResourceVersion]++
 	r.order = append(r.order, "update:"+key(cm))
 }
-func (r *recorder) OnDelete(cm *corev1.ConfigMap, _ runtime.Deletion) {
+func (r *recorder) OnDelete(cm *corev1.ConfigMap, how runtime.Deletion) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.deletes[key(cm)]++
+	if how == runtime.DeletionInferred {
+		r.inferred[key(cm)]++
+	}
 	r.order = append(r.order, "delete:"+key(cm))
 }
 
@@ -88,6 +121,20 @@ func (r *recorder) duplicates() []string {
 		}
 	}
 	return out
+}
+
+// waitSynced waits for the recorder's first OnSync.
+func (r *recorder) waitSynced(ctx context.Context) error {
+	for {
+		if r.snapshot(func(r *recorder) bool { return r.syncs > 0 }) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 func (r *recorder) snapshot(f func(r *recorder) bool) bool {
@@ -162,6 +209,13 @@ func startSyncer(t *testing.T, cfg *rest.Config, opts ...runtime.Option) (*runti
 	}
 	rec := newRecorder()
 	s.AddHandler(rec)
+	runSyncer(t, s)
+	return s, rec
+}
+
+// runSyncer runs s until the test ends, checking that Run then returns.
+func runSyncer[T runtime.Object](t *testing.T, s *runtime.Syncer[T]) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Run(ctx) }()
@@ -176,7 +230,6 @@ func startSyncer(t *testing.T, cfg *rest.Config, opts ...runtime.Option) (*runti
 			t.Errorf("Run did not return 10s after its context was cancelled")
 		}
 	})
-	return s, rec
 }
 
 // storeMatchesServer checks that the syncer's store holds exactly what the

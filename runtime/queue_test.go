@@ -1,0 +1,180 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// A blocked handler's queue folds the events of each object: after 100
+// updates of 10 objects it holds 10 nodes, and once released the handler
+// sees each object's latest state with the state it last received as old.
+func TestSlowHandlerGetsLatestStatePerObject(t *testing.T) {
+	s, d := NewDriver[*corev1.ConfigMap](Resource{})
+	release := make(chan struct{})
+	var l log
+	h := l.handler().(HandlerFuncs[*corev1.ConfigMap])
+	add := h.AddFunc
+	h.AddFunc = func(o *corev1.ConfigMap) {
+		if o.Name == "block" {
+			<-release
+		}
+		add(o)
+	}
+	reg := s.AddHandler(h)
+	d.s.cache.upsert(cm("block", "1"))
+	for i := range 10 {
+		d.s.cache.upsert(cm(fmt.Sprint("o", i), "1"))
+	}
+	d.s.cache.delete(cm("o9", "2")) // added and deleted before the handler saw it
+	for rv := 2; rv <= 10; rv++ {
+		for i := range 9 {
+			d.s.cache.upsert(cm(fmt.Sprint("o", i), fmt.Sprint(rv)))
+		}
+	}
+	if n := reg.Pending(); n > 9 {
+		t.Fatalf("%d calls pending for 9 objects", n)
+	}
+	close(release)
+	d.Wait()
+	want := "add block@1"
+	for i := range 9 {
+		want += fmt.Sprintf(", add o%d@10", i)
+	}
+	if got := l.take(); got != want {
+		t.Fatalf("\n got %s\nwant %s", got, want)
+	}
+	d.Update(cm("o0", "11"))
+	if got := l.take(); got != "update o0@10>11" {
+		t.Fatalf("after catching up: %s", got)
+	}
+}
+
+// Updates folded while the handler is behind keep the state it last got
+// as old; a delete after them is one OnDelete; an object deleted and made
+// again under the same name is OnDelete (inferred) then OnAdd.
+func TestFoldedUpdatesDeletesAndRecreation(t *testing.T) {
+	s, d := NewDriver[*corev1.ConfigMap](Resource{})
+	uid := func(o *corev1.ConfigMap, u string) *corev1.ConfigMap { o.UID = types.UID(u); return o }
+	d.Add(uid(cm("a", "1"), "u1"), uid(cm("b", "1"), "u2"), uid(cm("block", "1"), "u3"))
+	release := make(chan struct{})
+	var l log
+	h := l.handler().(HandlerFuncs[*corev1.ConfigMap])
+	upd := h.UpdateFunc
+	h.UpdateFunc = func(old, o *corev1.ConfigMap) {
+		if o.Name == "block" {
+			<-release
+		}
+		upd(old, o)
+	}
+	s.AddHandler(h)
+	d.Wait()
+	l.take()
+	d.s.cache.upsert(uid(cm("block", "2"), "u3"))
+	d.s.cache.upsert(uid(cm("a", "2"), "u1"))
+	d.s.cache.upsert(uid(cm("a", "3"), "u1"))
+	d.s.cache.upsert(uid(cm("b", "2"), "u2"))
+	d.s.cache.delete(uid(cm("b", "3"), "u2"))
+	d.s.cache.delete(uid(cm("a", "4"), "u1"))
+	d.s.cache.upsert(uid(cm("a", "5"), "u9"))
+	close(release)
+	d.Wait()
+	if got, want := l.take(), "update block@1>2, delete a@1, add a@5, delete b@3"; got != want {
+		t.Fatalf("\n got %s\nwant %s", got, want)
+	}
+}
+
+// OnSync is a barrier: a handler gets it after every object of the
+// snapshot, and only once for resyncs that changed nothing meanwhile.
+func TestSyncIsABarrier(t *testing.T) {
+	q := newQueue[*corev1.ConfigMap]()
+	now := time.Now()
+	var none *corev1.ConfigMap
+	q.barrier(nodeResyncStarted, now)
+	q.object(Key{"ns", "a"}, none, false, cm("a", "1"), false, DeletionObserved, now)
+	q.barrier(nodeSync, now)
+	q.barrier(nodeResyncStarted, now)
+	q.barrier(nodeSync, now) // an empty resync while the handler is behind
+	q.barrier(nodeSync, now)
+	q.object(Key{"ns", "a"}, none, false, cm("a", "2"), false, DeletionObserved, now) // folded before the sync
+	var got []string
+	for {
+		n, ok := q.next()
+		if !ok {
+			break
+		}
+		switch n.kind {
+		case nodeResyncStarted:
+			got = append(got, "resync")
+		case nodeSync:
+			got = append(got, "sync")
+		default:
+			got = append(got, "add "+n.cur.ResourceVersion)
+		}
+	}
+	if fmt.Sprint(got) != "[resync add 2 sync]" {
+		t.Fatalf("got %v", got)
+	}
+}
+
+// A handler may remove itself, add another handler and read the store from
+// inside a call; a panicking handler keeps getting events.
+func TestHandlersMayCallBackAndPanic(t *testing.T) {
+	s, d := NewDriver[*corev1.ConfigMap](Resource{})
+	var reg *Registration
+	added := make(chan *Registration, 1)
+	var l log
+	reg = s.AddHandler(HandlerFuncs[*corev1.ConfigMap]{AddFunc: func(o *corev1.ConfigMap) {
+		_, _ = s.Store().Get(o.Namespace, o.Name)
+		added <- s.AddHandler(l.handler())
+		reg.Remove()
+	}})
+	panics := 0
+	s.AddHandler(HandlerFuncs[*corev1.ConfigMap]{AddFunc: func(o *corev1.ConfigMap) {
+		panics++
+		panic("handler bug")
+	}})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		d.Add(cm("a", "1"))
+		d.Add(cm("b", "1"))
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("deadlock: a handler removed itself from inside a call")
+	}
+	<-reg.Done()
+	<-added
+	d.Wait()
+	if got := l.take(); got != "add a@1, add b@1" {
+		t.Fatalf("handler added from inside a handler got %q", got)
+	}
+	if panics != 2 {
+		t.Fatalf("the panicking handler got %d calls, want 2", panics)
+	}
+}
+
+// WaitForSync returns once the handlers got OnSync, not only the store.
+func TestWaitForSyncWaitsForHandlers(t *testing.T) {
+	s, d := NewDriver[*corev1.ConfigMap](Resource{})
+	release := make(chan struct{})
+	reg := s.AddHandler(HandlerFuncs[*corev1.ConfigMap]{AddFunc: func(*corev1.ConfigMap) { <-release }})
+	d.s.cache.upsert(cm("a", "1"))
+	d.s.cache.finishResync()
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if err := s.WaitForSync(ctx); !errors.Is(err, context.DeadlineExceeded) || !s.HasSynced() || reg.HasSynced() {
+		t.Fatalf("WaitForSync = %v with the handler blocked; HasSynced %v, handler %v", err, s.HasSynced(), reg.HasSynced())
+	}
+	close(release)
+	if err := s.WaitForSync(context.Background()); err != nil || !reg.HasSynced() {
+		t.Fatalf("WaitForSync = %v, handler synced %v", err, reg.HasSynced())
+	}
+}
