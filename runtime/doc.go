@@ -19,8 +19,12 @@
 // ends every object of an older epoch is deleted, so no second copy of the
 // state is ever held.
 //
-// Handlers run on the sync goroutine, in resourceVersion order per object,
-// as events stream in. They must not block: hand slow work to a queue.
+// Each handler has a queue and a goroutine of its own, so that the
+// goroutine reading the stream never runs user code: a slow handler delays
+// only itself, and its queue holds at most one entry per object (pending
+// events of an object are folded into its latest state). Per object, calls
+// come in resourceVersion order. A deletion found at a resync is told
+// apart from an observed one (DeletionInferred).
 //
 // The generated code of syncer-gen binds a Syncer to one type:
 //

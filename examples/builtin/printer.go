@@ -12,8 +12,8 @@ import (
 
 // printer is the handler follow adds: it counts the initial sync on the
 // progress bar, prints the synced line at the end of it, then one line per
-// live event. Handlers run one at a time on the sync goroutine, so printer
-// needs no lock, and its lines come out in the order of the events.
+// live event. A handler's calls come one at a time, on a goroutine of its
+// own, so printer needs no lock, and its lines come out in the order of the events.
 type printer[T runtime.Object] struct {
 	out, errs io.Writer
 	kind      string // e.g. "configmap"

@@ -15,7 +15,7 @@ import (
 // printer holds the functions of the widget handler. During the initial
 // sync it only moves the progress bar; at the end of it, it prints the
 // synced line and the index summary; after that, one line per event.
-// Handlers run one at a time on the sync goroutine, so it needs no lock.
+// A handler's calls come one at a time, so it needs no lock.
 type printer struct {
 	out      io.Writer
 	bar      *progress.Bar
