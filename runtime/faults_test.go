@@ -1,6 +1,7 @@
 package runtime_test
 
 import (
+	"context"
 	"net/http"
 	"sync/atomic"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/flowcontrol"
 )
 
 // Faults of servers and proxies, played by a fake API server.
@@ -202,8 +204,8 @@ func TestWatchesEndingAtOnceBackOff(t *testing.T) {
 }
 
 // A 429 with Retry-After on a watch is waited out as the server asked, and
-// the server's warnings reach the client's warning handler: watches go
-// through the REST client.
+// the server's warnings reach the client's warning handler, and the
+// client's rate limiter is asked: watches go through the REST client.
 func TestWatchHonoursRetryAfterAndWarnings(t *testing.T) {
 	f := newFakeAPI(t)
 	var first time.Time
@@ -227,12 +229,17 @@ func TestWatchHonoursRetryAfterAndWarnings(t *testing.T) {
 	cfg := f.config()
 	warnings := make(chan string, 10)
 	cfg.WarningHandler = warningFunc(func(msg string) { warnings <- msg })
+	limiter := &countingLimiter{RateLimiter: flowcontrol.NewFakeAlwaysRateLimiter()}
+	cfg.RateLimiter = limiter
 	s, _ := startSyncer(t, cfg)
 	if err := s.WaitForSync(ctxTimeout(t, 10*time.Second)); err != nil {
 		t.Fatal(err)
 	}
 	if d := time.Duration(waited.Load()); d < 900*time.Millisecond {
 		t.Errorf("retried the watch after %s; the server asked for 1s", d)
+	}
+	if _, watches := f.counts(); limiter.waits.Load() < int64(watches) {
+		t.Errorf("the client's rate limiter was asked %d times for %d watches", limiter.waits.Load(), watches)
 	}
 	select {
 	case msg := <-warnings:
@@ -242,6 +249,17 @@ func TestWatchHonoursRetryAfterAndWarnings(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Error("the server's warning never reached the warning handler")
 	}
+}
+
+// countingLimiter counts the requests that asked the client's rate limiter.
+type countingLimiter struct {
+	flowcontrol.RateLimiter
+	waits atomic.Int64
+}
+
+func (l *countingLimiter) Wait(ctx context.Context) error {
+	l.waits.Add(1)
+	return l.RateLimiter.Wait(ctx)
 }
 
 type warningFunc func(string)
