@@ -113,7 +113,7 @@ func TestGenclientVerbs(t *testing.T) {
 		for _, l := range tt.lines {
 			ls = append(ls, line(l))
 		}
-		if got := readGenclient(ls).canListWatch(); got != tt.want {
+		if got := readUpstream(ls).canListWatch(); got != tt.want {
 			t.Errorf("%v: canListWatch = %v, want %v", tt.lines, got, tt.want)
 		}
 	}
