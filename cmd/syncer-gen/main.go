@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -125,9 +126,18 @@ func generate(a *args.Args, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	res, err := output.Write(a.OutputDir, files, isGenerated)
+	for _, w := range model.Warnings {
+		fmt.Fprintf(stderr, "syncer-gen: warning: %v\n", w)
+	}
+	res, err := output.Write(a.OutputDir, files, output.Ownership{Read: model.Read, IsGenerated: isGenerated, Sources: templates.Sources})
 	if err != nil {
 		return err
+	}
+	for _, n := range res.Removed {
+		if kind, ok := strings.CutSuffix(path.Base(n), "_syncer.go"); ok {
+			fmt.Fprintf(stderr, "syncer-gen: warning: removed the syncer of %s in %s: its type is no longer selected (no +%s, +genclient or list and watch verbs)\n",
+				kind, path.Dir(n), "syncer-gen")
+		}
 	}
 	if a.Verbose >= 2 {
 		for _, n := range res.Written {
