@@ -126,3 +126,31 @@ func TestBuildSelectionErrors(t *testing.T) {
 		t.Errorf("a run that selects nothing: got %v, %+v; want one warning", err, m)
 	}
 }
+
+// kubebuilder's resource marker is split on the commas outside braces and
+// quotes, and each value is placed where it is written.
+func TestKubebuilderResourceMarker(t *testing.T) {
+	text := `+kubebuilder:resource:shortName={cl,cls},categories="a,b",path=clusters,scope=Cluster`
+	up := readUpstream([]commentLine{line(text)})
+	if up.path == nil || up.path.value != "clusters" || text[up.path.pos.Column-4:][:len("clusters")] != "clusters" {
+		t.Errorf("path: %+v", up.path)
+	}
+	if up.scope == nil || up.scope.value != scopeCluster || text[up.scope.pos.Column-4:] != scopeCluster {
+		t.Errorf("scope: %+v", up.scope)
+	}
+}
+
+func TestGroupDir(t *testing.T) {
+	for _, tt := range []struct{ group, goName, want string }{
+		{"", "", "core"},
+		{"apps", "", "apps"},
+		{"gateway.networking.k8s.io", "", "gateway"},
+		{"gateway.networking.x-k8s.io", "Experimental", "experimental"},
+		{"cert-manager.io", "", "certmanager"},
+		{"internal.apiserver.k8s.io", "", "internalapiserver"},
+	} {
+		if got := groupDir(tt.group, tt.goName); got != tt.want {
+			t.Errorf("groupDir(%q, %q) = %q, want %q", tt.group, tt.goName, got, tt.want)
+		}
+	}
+}
