@@ -204,28 +204,34 @@ func (p *pkg) lookup(name string) (*typeDecl, ErrorList) {
 // such as the GroupName of a register.go.
 func (p *pkg) stringConst(name string) (string, bool, ErrorList) {
 	errs := p.parseRest()
+	if lit, ok := p.value(token.CONST, name).(*ast.BasicLit); ok && lit.Kind == token.STRING {
+		if v, err := strconv.Unquote(lit.Value); err == nil {
+			return v, true, errs
+		}
+	}
+	return "", false, errs
+}
+
+// value returns the expression a package-level const or var (tok) name
+// is declared with, nil if none, in the files parsed so far.
+func (p *pkg) value(tok token.Token, name string) ast.Expr {
 	for _, f := range p.parsed {
 		for _, d := range f.Decls {
 			gd, ok := d.(*ast.GenDecl)
-			if !ok || gd.Tok != token.CONST {
+			if !ok || gd.Tok != tok {
 				continue
 			}
 			for _, s := range gd.Specs {
 				vs := s.(*ast.ValueSpec)
 				for i, n := range vs.Names {
-					if n.Name != name || i >= len(vs.Values) {
-						continue
-					}
-					if lit, ok := vs.Values[i].(*ast.BasicLit); ok && lit.Kind == token.STRING {
-						if v, err := strconv.Unquote(lit.Value); err == nil {
-							return v, true, errs
-						}
+					if n.Name == name && i < len(vs.Values) {
+						return vs.Values[i]
 					}
 				}
 			}
 		}
 	}
-	return "", false, errs
+	return nil
 }
 
 // parseRest parses the files not parsed yet.
@@ -294,23 +300,9 @@ func (p *pkg) groupGoName() string {
 // (or SchemeGroupVersion), whose Group is a string or a string constant.
 // The package's files are all parsed by then.
 func (p *pkg) groupVersionVar() (string, bool) {
-	for _, f := range p.parsed {
-		for _, d := range f.Decls {
-			gd, ok := d.(*ast.GenDecl)
-			if !ok || gd.Tok != token.VAR {
-				continue
-			}
-			for _, s := range gd.Specs {
-				vs := s.(*ast.ValueSpec)
-				for i, n := range vs.Names {
-					if (n.Name != "GroupVersion" && n.Name != "SchemeGroupVersion") || i >= len(vs.Values) {
-						continue
-					}
-					if g, ok := p.groupField(vs.Values[i]); ok {
-						return g, true
-					}
-				}
-			}
+	for _, name := range []string{"GroupVersion", "SchemeGroupVersion"} {
+		if g, ok := p.groupField(p.value(token.VAR, name)); ok {
+			return g, true
 		}
 	}
 	return "", false

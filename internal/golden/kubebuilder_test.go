@@ -10,7 +10,6 @@ import (
 	"github.com/syncer-gen/syncer-gen/runtime"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 )
@@ -31,22 +30,16 @@ func TestKubebuilderSyncersOnRealServer(t *testing.T) {
 	cacti := dyn.Resource(schema.GroupVersionResource{Group: "fleet.golden.example.com", Version: "v1", Resource: "cacti"})
 	crates := dyn.Resource(schema.GroupVersionResource{Group: "fleet.golden.example.com", Version: "v1", Resource: "crates"}).Namespace("fleet")
 	for i := range 4 {
-		c := &unstructured.Unstructured{Object: map[string]any{
+		create(t, cacti, map[string]any{
 			"apiVersion": "fleet.golden.example.com/v1", "kind": "Cactus",
 			"metadata": map[string]any{"name": fmt.Sprintf("c%d", i)}, "spec": map[string]any{"water": "little"},
-		}}
-		if _, err := cacti.Create(ctx, c, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		})
 	}
 	for i := range 6 {
-		c := &unstructured.Unstructured{Object: map[string]any{
+		create(t, crates, map[string]any{
 			"apiVersion": "fleet.golden.example.com/v1", "kind": "Crate",
 			"metadata": map[string]any{"name": fmt.Sprintf("k%d", i)}, "spec": map[string]any{"owner": []string{"ann", "bob", "bob"}[i%3]},
-		}}
-		if _, err := crates.Create(ctx, c, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		})
 	}
 
 	cs, err := fleetv1syncers.NewCactusSyncer(srv.Config())
