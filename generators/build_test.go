@@ -38,6 +38,10 @@ func TestBuildErrors(t *testing.T) {
 	files := map[string]string{}
 	var want []wantErr
 	add := func(dir string, doc, types string, errs ...wantErr) {
+		if doc == groupDoc && !strings.HasPrefix(dir, "c18") {
+			// a group of its own, so that no two cases share an output package
+			doc = strings.Replace(doc, "test.example.com", strings.ReplaceAll(dir, "/", "")+".example.com", 1)
+		}
 		if doc != "" {
 			files[dir+"/doc.go"] = doc
 		}
@@ -76,7 +80,7 @@ func TestBuildErrors(t *testing.T) {
 	add("c13/v1", "// +groupName=test.example.com\n// +syncer-gen:index=.spec.nodeName\npackage v1\n", apiFile("v1", apiType("", "Thing", false)),
 		wantErr{file: "c13/v1/doc.go", line: "+syncer-gen:index", at: "+", typ: ErrorTypeNotSupported})
 	add("c14/v1", groupDoc, apiFile("v1", "type Other struct{}\n\n// +syncer-gen\ntype Thing = Other\n"),
-		wantErr{line: "type Thing = Other", at: "Other", typ: ErrorTypeNotSupported})
+		wantErr{line: "// +syncer-gen", at: "+", typ: ErrorTypeRequired}) // the alias leads to Other, which has no OtherList
 	add("c15/v1", groupDoc, apiFile("v1", "// +syncer-gen\ntype Thing string\n"),
 		wantErr{line: "// +syncer-gen", at: "+", typ: ErrorTypeNotSupported})
 	add("c16/v1", "package v1\n", "package v1\n\nimport other \"example.com/m/c17/v1\"\n\n// +syncer-gen\ntype Thing = other.Thing\n")
@@ -89,8 +93,20 @@ func TestBuildErrors(t *testing.T) {
 		wantErr{line: "index=.spec.nodeNam", at: ".nodeNam", typ: ErrorTypeNotFound})
 	add("c20/notaversion", "// +groupName=test.example.com\npackage notaversion\n", apiFile("notaversion", apiType("// +syncer-gen", "Thing", false)),
 		wantErr{line: "// +syncer-gen", at: "+", typ: ErrorTypeInvalid})
+	add("c21/v1", groupDoc, apiFile("v1", apiType("// +syncer-gen\n// +syncergen:index=.spec.nodeName", "Thing", false)),
+		wantErr{line: "+syncergen:index", at: "+", typ: ErrorTypeUnknownKey})
+	add("c22/v1", groupDoc, apiFile("v1", apiType("// +syncer-gen\n// +resourceName=things\n// +syncer-gen:plural=thingies", "Thing", false)),
+		wantErr{line: "plural=thingies", at: "thingies", typ: ErrorTypeConflict})
+	add("c23/v1", groupDoc, apiFile("v1", apiType("// +genclient\n// +genclient:nonNamespaced\n// +syncer-gen\n// +syncer-gen:scope=Namespaced", "Thing", false)),
+		wantErr{line: "scope=Namespaced", at: "Namespaced", typ: ErrorTypeConflict})
+	add("c24/v1", groupDoc, apiFile("v1", apiType("// +syncer-gen\n// +syncer-gen:scope=Global", "Thing", false)),
+		wantErr{line: "scope=Global", at: "Global", typ: ErrorTypeInvalid})
+	add("c25/v1", groupDoc, apiFile("v1", apiType("// +syncer-gen\n// +resourceName=widgets\n// +kubebuilder:resource:path=things,scope=Cluster", "Thing", false)),
+		wantErr{line: "path=things", at: "things", typ: ErrorTypeConflict})
+	add("c26/v1", groupDoc, apiFile("v1", apiType("// +syncer-gen\n// +Syncer-Gen:plural=things", "Thing", false)),
+		wantErr{line: "+Syncer-Gen", at: "+", typ: ErrorTypeUnknownKey})
 	// A package with every marker right gives no error.
-	add("ok/v1", "// +groupName=test.example.com\n// +syncer-gen\n// +syncer-gen:stripManagedFields\npackage v1\n",
+	add("ok/v1", "// +groupName=ok.example.com\n// +syncer-gen\n// +syncer-gen:stripManagedFields\npackage v1\n",
 		apiFile("v1", apiType("// +genclient\n// +syncer-gen:index(node)=.spec.nodeName\n// +syncer-gen:plural=thingies", "Thing", false),
 			apiType("// +genclient\n// +genclient:noVerbs", "Quiet", false)))
 

@@ -29,6 +29,9 @@ const (
 	ErrorTypeRequired ErrorType = "Required"
 	// ErrorTypeDuplicate: the same index, resource or output folder declared twice.
 	ErrorTypeDuplicate ErrorType = "Duplicate"
+	// ErrorTypeConflict: two markers that state the same thing (a resource
+	// name, a scope) with different values.
+	ErrorTypeConflict ErrorType = "Conflict"
 	// ErrorTypeLoad: the Go packages could not be loaded.
 	ErrorTypeLoad ErrorType = "Load"
 )

@@ -26,6 +26,11 @@ func ExampleBuild() {
 	// Output:
 	// example.com/syncers/core/v1 (group ""):
 	//   ConfigMap: configmaps, namespaced=true, strip=false, 1 indexes
+	// example.com/syncers/fleet/v1 (group "fleet.golden.example.com"):
+	//   Cactus: cacti, namespaced=false, strip=false, 0 indexes
+	//   Crate: crates, namespaced=true, strip=false, 1 indexes
+	// example.com/syncers/fleet/v1beta1 (group "fleet.golden.example.com"):
+	//   Crate: crates, namespaced=true, strip=false, 0 indexes
 	// example.com/syncers/things/v1 (group "things.golden.example.com"):
 	//   Datum: data, namespaced=false, strip=false, 0 indexes
 	//   Gadget: gadgets, namespaced=true, strip=true, 11 indexes

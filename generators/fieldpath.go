@@ -133,8 +133,11 @@ func resolveFieldPath(t types.Type, path string, pos token.Position, marker stri
 	if bytes {
 		what = "[]byte"
 	}
-	return nil, 0, false, errorf(at(pos, segs[len(segs)-1].offset), ErrorTypeInvalid, marker,
-		"%s is a %s; an index needs a string, bool or integer (or a slice, pointer or map of them)", path, what)
+	hint := "an index needs a string, bool or integer, or a slice or pointer of them"
+	if _, isMap := cur.Underlying().(*types.Map); isMap {
+		hint = fmt.Sprintf("an index needs one value of a map: name its key, e.g. %s[key]", path)
+	}
+	return nil, 0, false, errorf(at(pos, segs[len(segs)-1].offset), ErrorTypeInvalid, marker, "%s is a %s; %s", path, what, hint)
 }
 
 // through goes through the pointers and slices of t, adding a step for

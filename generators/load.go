@@ -40,7 +40,8 @@ type typeDecl struct {
 }
 
 // markerHints are the texts a file must hold to carry a marker syncer-gen reads.
-var markerHints = [][]byte{[]byte("+" + markerName), []byte("+genclient"), []byte("+groupName")}
+// "+syncer" and "+Syncer" also catch misspelt prefixes, reported as errors.
+var markerHints = [][]byte{[]byte("+syncer"), []byte("+Syncer"), []byte("+genclient"), []byte("+groupName"), []byte("+kubebuilder:"), []byte("+resourceName")}
 
 // loader loads packages by import path or pattern, once each.
 type loader struct {
@@ -203,28 +204,34 @@ func (p *pkg) lookup(name string) (*typeDecl, ErrorList) {
 // such as the GroupName of a register.go.
 func (p *pkg) stringConst(name string) (string, bool, ErrorList) {
 	errs := p.parseRest()
+	if lit, ok := p.value(token.CONST, name).(*ast.BasicLit); ok && lit.Kind == token.STRING {
+		if v, err := strconv.Unquote(lit.Value); err == nil {
+			return v, true, errs
+		}
+	}
+	return "", false, errs
+}
+
+// value returns the expression a package-level const or var (tok) name
+// is declared with, nil if none, in the files parsed so far.
+func (p *pkg) value(tok token.Token, name string) ast.Expr {
 	for _, f := range p.parsed {
 		for _, d := range f.Decls {
 			gd, ok := d.(*ast.GenDecl)
-			if !ok || gd.Tok != token.CONST {
+			if !ok || gd.Tok != tok {
 				continue
 			}
 			for _, s := range gd.Specs {
 				vs := s.(*ast.ValueSpec)
 				for i, n := range vs.Names {
-					if n.Name != name || i >= len(vs.Values) {
-						continue
-					}
-					if lit, ok := vs.Values[i].(*ast.BasicLit); ok && lit.Kind == token.STRING {
-						if v, err := strconv.Unquote(lit.Value); err == nil {
-							return v, true, errs
-						}
+					if n.Name == name && i < len(vs.Values) {
+						return vs.Values[i]
 					}
 				}
 			}
 		}
 	}
-	return "", false, errs
+	return nil
 }
 
 // parseRest parses the files not parsed yet.
@@ -261,16 +268,67 @@ func (p *pkg) packageLines() []commentLine {
 }
 
 // groupName returns the package's API group: its +groupName marker, else
-// (as in k8s.io/api/apps/v1) its GroupName constant. It is looked for once.
+// (as in k8s.io/api/apps/v1) its GroupName constant, else (as in a
+// kubebuilder groupversion_info.go) the Group of its GroupVersion or
+// SchemeGroupVersion variable. It is looked for once.
 func (p *pkg) groupName() (string, bool, ErrorList) {
 	if p.groupRead {
 		return p.group, p.groupFound, nil
 	}
 	p.groupRead = true
 	var errs ErrorList
-	p.group, _, p.groupFound = readGroupName(p.packageLines())
+	p.group, _, p.groupFound = packageValue(p.packageLines(), "groupName")
 	if !p.groupFound {
 		p.group, p.groupFound, errs = p.stringConst("GroupName")
 	}
+	if !p.groupFound {
+		p.group, p.groupFound = p.groupVersionVar()
+	}
 	return p.group, p.groupFound, errs
+}
+
+// groupGoName returns the package's +groupGoName marker, "" without one.
+func (p *pkg) groupGoName() string {
+	v, _, _ := packageValue(p.packageLines(), "groupGoName")
+	return v
+}
+
+// groupVersionVar returns the Group of a package-level
+//
+//	GroupVersion = schema.GroupVersion{Group: "cluster.x-k8s.io", Version: "v1beta2"}
+//
+// (or SchemeGroupVersion), whose Group is a string or a string constant.
+// The package's files are all parsed by then.
+func (p *pkg) groupVersionVar() (string, bool) {
+	for _, name := range []string{"GroupVersion", "SchemeGroupVersion"} {
+		if g, ok := p.groupField(p.value(token.VAR, name)); ok {
+			return g, true
+		}
+	}
+	return "", false
+}
+
+// groupField returns the Group field of a composite literal such as
+// schema.GroupVersion{Group: GroupName, Version: "v1"}.
+func (p *pkg) groupField(e ast.Expr) (string, bool) {
+	lit, ok := e.(*ast.CompositeLit)
+	if !ok {
+		return "", false
+	}
+	for _, el := range lit.Elts {
+		kv, ok := el.(*ast.KeyValueExpr)
+		if k, isIdent := kv.Key.(*ast.Ident); !ok || !isIdent || k.Name != "Group" {
+			continue
+		}
+		switch v := kv.Value.(type) {
+		case *ast.BasicLit:
+			if g, err := strconv.Unquote(v.Value); err == nil && v.Kind == token.STRING {
+				return g, true
+			}
+		case *ast.Ident:
+			g, found, _ := p.stringConst(v.Name)
+			return g, found
+		}
+	}
+	return "", false
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"go/token"
 	"regexp"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,6 +18,7 @@ const (
 	keyIndex       = "index"
 	keyPlural      = "plural"
 	keyStripFields = "stripManagedFields"
+	keyScope       = "scope"
 )
 
 // where a marker may appear.
@@ -48,6 +48,7 @@ var keys = map[string]keySpec{
 	"":             {where: onType | onPackage, value: boolValue, expected: "+syncer-gen, +syncer-gen=true or +syncer-gen=false"},
 	keyStripFields: {where: onType | onPackage, value: boolValue, expected: "+syncer-gen:stripManagedFields[=true|false]"},
 	keyPlural:      {where: onType, value: requiredValue, expected: "+syncer-gen:plural=<lowercase plural resource name>, e.g. plural=endpoints"},
+	keyScope:       {where: onType, value: requiredValue, expected: "+syncer-gen:scope=Cluster or +syncer-gen:scope=Namespaced"},
 	keyIndex:       {where: onType, value: requiredValue, takesArg: true, expected: "+syncer-gen:index[(<name>)]=<field path>, e.g. index(nodeName)=.spec.nodeName or index(app)=.metadata.labels[app]"},
 }
 
@@ -90,6 +91,10 @@ func (m marker) boolValue() bool { return m.value != "false" }
 func parseMarker(line commentLine) (m marker, ok bool, err *Error) {
 	text := line.text
 	if !strings.HasPrefix(text, "+"+markerName) {
+		if name, near := nearMiss(text); near {
+			return marker{}, true, errorf(line.pos, ErrorTypeUnknownKey, name,
+				"unknown marker; did you mean +%s? (a misspelt prefix is never ignored: its options would be lost)", markerName)
+		}
 		return marker{}, false, nil
 	}
 	rest := text[1+len(markerName):]
@@ -179,6 +184,7 @@ type markers struct {
 	selected     *marker // +syncer-gen, +syncer-gen=true|false
 	strip        *marker
 	plural       *marker
+	scope        *marker
 	indexes      []marker
 	pos          token.Position // first marker
 	foundMarkers bool
@@ -204,7 +210,7 @@ func readMarkers(lines []commentLine, where placement, errs *ErrorList) markers 
 		if !ms.foundMarkers {
 			ms.pos, ms.foundMarkers = m.pos, true
 		}
-		single := map[string]**marker{"": &ms.selected, keyStripFields: &ms.strip, keyPlural: &ms.plural}
+		single := map[string]**marker{"": &ms.selected, keyStripFields: &ms.strip, keyPlural: &ms.plural, keyScope: &ms.scope}
 		if slot, ok := single[m.key]; ok {
 			if *slot != nil {
 				*errs = append(*errs, errorf(m.pos, ErrorTypeDuplicate, m.name(), "given twice; the first is at %s", (*slot).pos))
@@ -218,68 +224,19 @@ func readMarkers(lines []commentLine, where placement, errs *ErrorList) markers 
 	return ms
 }
 
-// genclientTags is what the +genclient markers of a type say, as client-gen reads them.
-type genclientTags struct {
-	genclient     bool
-	nonNamespaced bool
-	noVerbs       bool
-	onlyVerbs     []string
-	skipVerbs     []string
-}
-
-// readGenclient reads the +genclient markers of lines.
-func readGenclient(lines []commentLine) genclientTags {
-	var g genclientTags
-	for _, l := range lines {
-		name, value, _ := strings.Cut(l.text, "=")
-		switch strings.TrimSpace(name) {
-		case "+genclient":
-			g.genclient = value != "false"
-		case "+genclient:nonNamespaced":
-			g.nonNamespaced = true
-		case "+genclient:noVerbs":
-			g.noVerbs = true
-		case "+genclient:readonly":
-			g.onlyVerbs = []string{"get", "list", "watch"}
-		case "+genclient:onlyVerbs":
-			g.onlyVerbs = splitList(value)
-		case "+genclient:skipVerbs":
-			g.skipVerbs = splitList(value)
-		}
+// nearMiss tells whether text starts with a marker whose name is not
+// +syncer-gen but nearly: +syncergen, +syncer_gen, +Syncer-Gen, +sycner-gen.
+// It returns the name as written.
+func nearMiss(text string) (string, bool) {
+	if !strings.HasPrefix(text, "+") {
+		return "", false
 	}
-	return g
-}
-
-// canListWatch tells whether client-gen gives the type list and watch verbs.
-func (g genclientTags) canListWatch() bool {
-	if g.noVerbs {
-		return false
+	end := strings.IndexAny(text, ":=( \t.")
+	if end < 0 {
+		end = len(text)
 	}
-	has := func(verb string) bool {
-		if g.onlyVerbs != nil {
-			return slices.Contains(g.onlyVerbs, verb)
-		}
-		return !slices.Contains(g.skipVerbs, verb)
-	}
-	return has("list") && has("watch")
-}
-
-// readGroupName returns the value of a +groupName marker in lines.
-func readGroupName(lines []commentLine) (group string, pos token.Position, ok bool) {
-	for _, l := range lines {
-		if v, found := strings.CutPrefix(l.text, "+groupName="); found {
-			return strings.TrimSpace(v), l.pos, true
-		}
-	}
-	return "", token.Position{}, false
-}
-
-func splitList(s string) []string {
-	var out []string
-	for _, v := range strings.Split(s, ",") {
-		if v = strings.TrimSpace(v); v != "" {
-			out = append(out, v)
-		}
-	}
-	return out
+	name := text[:end]
+	norm := strings.NewReplacer("-", "", "_", "").Replace(strings.ToLower(name[1:]))
+	const want = "syncergen"
+	return name, len(norm) >= len(want)-2 && editDistance(norm, want) <= 2
 }

@@ -18,6 +18,8 @@ func TestParseMarker(t *testing.T) {
 		isOurs bool
 	}{
 		{text: "+genclient", isOurs: false},
+		{text: "+groupName=syncer.example.com", isOurs: false},
+		{text: "+kubebuilder:resource:path=syncergens", isOurs: false},
 		{text: "Pod is a pod.", isOurs: false},
 		{text: "+syncer-gen", isOurs: true, want: marker{}},
 		{text: "+syncer-gen=false", isOurs: true, want: marker{value: "false"}},
@@ -59,6 +61,11 @@ func TestParseMarkerErrors(t *testing.T) {
 	}{
 		{"+syncer-gen:indx=.spec.x", ErrorTypeUnknownKey, 4},
 		{"+syncer-gen-index=.spec.x", ErrorTypeUnknownKey, 4},
+		{"+syncer-gen.index=.spec.x", ErrorTypeUnknownKey, 4},
+		{"+syncergen:index(owner)=.spec.x", ErrorTypeUnknownKey, 4},
+		{"+syncer_gen", ErrorTypeUnknownKey, 4},
+		{"+sycner-gen:plural=x", ErrorTypeUnknownKey, 4},
+		{"+syncer-gen:scope=", ErrorTypeInvalid, 4 + len("+syncer-gen:scope=")},
 		{"+syncer-gen:=x", ErrorTypeUnknownKey, 4},
 		{"+syncer-gen:index(a=.spec.x", ErrorTypeSyntax, 4 + len("+syncer-gen:index(a")},
 		{"+syncer-gen:index", ErrorTypeInvalid, 4},
@@ -113,7 +120,7 @@ func TestGenclientVerbs(t *testing.T) {
 		for _, l := range tt.lines {
 			ls = append(ls, line(l))
 		}
-		if got := readGenclient(ls).canListWatch(); got != tt.want {
+		if got := readUpstream(ls).canListWatch(); got != tt.want {
 			t.Errorf("%v: canListWatch = %v, want %v", tt.lines, got, tt.want)
 		}
 	}

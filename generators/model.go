@@ -6,12 +6,21 @@ import "go/token"
 // and version. It is the only thing templates see.
 type Model struct {
 	Packages []*Package // sorted by Dir
+	// Read are the import paths of the packages whose markers the run read
+	// (its patterns' packages and the --type packages), sorted. A run owns
+	// the output packages generated from them, and only those.
+	Read []string
+	// Warnings are problems that do not stop the run, such as a run that
+	// selects nothing; the command prints them.
+	Warnings ErrorList
 }
 
 // Package is one generated Go package: the syncers of one group/version.
 type Package struct {
-	// Dir is the package's folder under the output folder, slash-separated,
-	// e.g. "core/v1": the API package's last two path elements.
+	// Dir is the package's folder under the output folder, slash-separated:
+	// <group>/<version>, where <group> is the API package's +groupGoName in
+	// lower case, else the group's first label ("gateway" for
+	// gateway.networking.k8s.io), "core" for the core group.
 	Dir string
 	// Name is the Go package name: the version, e.g. "v1".
 	Name string
@@ -21,6 +30,9 @@ type Package struct {
 	Group, Version string
 	// Resources are the package's syncers, sorted by Kind.
 	Resources []*Resource
+	// Sources are the import paths of the packages whose markers selected
+	// its resources, sorted: what the package is generated from.
+	Sources []string
 }
 
 // Resource is one syncer: a Go API type bound to its REST resource.
@@ -41,8 +53,13 @@ type Resource struct {
 	StripManagedFields bool
 	// Indexes are the marker-declared indexes, sorted by Name.
 	Indexes []*Index
+	// SelectedIn is the import path of the package whose markers selected
+	// the type: TypePkg, or the package of an alias to it.
+	SelectedIn string
 	// Pos is where the type was selected: its marker, or the package's.
 	Pos token.Position
+
+	groupGoName string // the API package's +groupGoName
 }
 
 // Index is a typed index of a resource's store, declared by a

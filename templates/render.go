@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"unicode"
 
 	"github.com/dave/jennifer/jen"
 	"github.com/syncer-gen/syncer-gen/generators"
@@ -36,6 +37,7 @@ func Render(m *generators.Model, opts Options) (map[string][]byte, error) {
 	out := map[string][]byte{}
 	for _, p := range m.Packages {
 		f := newFile(p, opts)
+		f.HeaderComment(sourcesComment(p))
 		docFile(f, p)
 		if err := put(out, path.Join(p.Dir, "doc.go"), f); err != nil {
 			return nil, err
@@ -100,11 +102,22 @@ func obj(r *generators.Resource) *jen.Statement {
 	return jen.Op("*").Qual(r.TypePkg, r.Kind)
 }
 
+// lowerFirst lowers the leading initialism of a Go name, as Go style
+// writes it in an unexported name: HTTPRoute is httpRoute, URL is url,
+// ConfigMap is configMap.
 func lowerFirst(s string) string {
-	if s == "" {
-		return s
+	r := []rune(s)
+	n := 0
+	for n < len(r) && unicode.IsUpper(r[n]) {
+		n++
 	}
-	return strings.ToLower(s[:1]) + s[1:]
+	if n > 1 && n < len(r) && unicode.IsLower(r[n]) {
+		n-- // the last capital starts the next word: HTTP|Route
+	}
+	for i := range n {
+		r[i] = unicode.ToLower(r[i])
+	}
+	return string(r)
 }
 
 // optionsFunc names the unexported function that puts a resource's

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -34,13 +35,17 @@ const (
 const usage = `Usage: syncer-gen [flags] PACKAGE_PATTERN...
 
 Generates a typed syncer for every selected Kubernetes API type, into one Go
-package per API group and version at <output-dir>/<group>/<version>. A type is
-selected by:
+package per API group and version at <output-dir>/<group>/<version> (<group>:
+the +groupGoName in lower case, else the group's first label, "core" for the
+core group). Runs can share <output-dir>: each owns the packages generated
+from the packages it reads. A type is selected by:
   - a "// +syncer-gen" marker on it;
-  - a "// +syncer-gen" marker in its package's doc.go, if it is a +genclient type;
+  - a "// +syncer-gen" marker in its package's doc.go (or groupversion_info.go),
+    if it is a +genclient type with list and watch verbs, or a
+    +kubebuilder:object:root=true kind with a <Kind>List;
   - a "// +syncer-gen" marker on an alias to it, such as "type Pod = corev1.Pod",
     which is how to give options to a type you cannot annotate;
-  - --all-genclient, for every +genclient type of the given packages;
+  - --all-genclient, for every such type of the given packages;
   - --type, by name.
 
 Examples:
@@ -125,9 +130,18 @@ func generate(a *args.Args, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	res, err := output.Write(a.OutputDir, files, isGenerated)
+	for _, w := range model.Warnings {
+		fmt.Fprintf(stderr, "syncer-gen: warning: %v\n", w)
+	}
+	res, err := output.Write(a.OutputDir, files, output.Ownership{Read: model.Read, IsGenerated: isGenerated, Sources: templates.Sources})
 	if err != nil {
 		return err
+	}
+	for _, n := range res.Removed {
+		if kind, ok := strings.CutSuffix(path.Base(n), "_syncer.go"); ok {
+			fmt.Fprintf(stderr, "syncer-gen: warning: removed the syncer of %s in %s: its type is no longer selected (no +%s, +genclient or list and watch verbs)\n",
+				kind, path.Dir(n), "syncer-gen")
+		}
 	}
 	if a.Verbose >= 2 {
 		for _, n := range res.Written {

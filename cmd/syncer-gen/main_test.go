@@ -131,7 +131,7 @@ func TestBadMarkerWritesNothing(t *testing.T) {
 		t.Fatalf("good run: exit %d: %s", code, stderr)
 	}
 	before := readTree(t, out)
-	if _, ok := before["api/v1/thing_store.go"]; !ok {
+	if _, ok := before["things/v1/thing_store.go"]; !ok {
 		t.Fatalf("good run wrote %v", slicesOfKeys(before))
 	}
 	if err := os.WriteFile(filepath.Join(dir, "api/v1/types.go"), []byte(badTypes), 0o644); err != nil {
@@ -150,35 +150,58 @@ func TestBadMarkerWritesNothing(t *testing.T) {
 	}
 }
 
-// Types no longer selected lose their generated files; hand-written files stay.
-func TestStaleFilesRemoved(t *testing.T) {
-	t.Chdir(repoRoot(t))
-	out := filepath.Join(t.TempDir(), "syncers")
-	if code, stderr := runCmd(t, "--output-dir", out, "--output-pkg", "x.example.com/syncers", "./internal/golden/api/..."); code != exitOK {
-		t.Fatalf("exit %d: %s", code, stderr)
+// thingTypes declares the API types Thing and Other, with markers.
+func thingTypes(thing, other string) string {
+	decl := func(markers, name string) string {
+		return markers + "\ntype " + name + " struct {\n\tmetav1.TypeMeta `json:\",inline\"`\n\tmetav1.ObjectMeta `json:\"metadata,omitempty\"`\n}\n\n" +
+			"type " + name + "List struct {\n\tmetav1.TypeMeta `json:\",inline\"`\n\tmetav1.ListMeta `json:\"metadata,omitempty\"`\n\tItems []" + name + " `json:\"items\"`\n}\n\n"
 	}
-	mine := filepath.Join(out, "things/v1/mine.go")
-	if err := os.WriteFile(mine, []byte("package v1\n"), 0o644); err != nil {
-		t.Fatal(err)
+	return "package v1\n\nimport metav1 \"k8s.io/apimachinery/pkg/apis/meta/v1\"\n\n" + decl(thing, "Thing") + decl(other, "Other")
+}
+
+// Two runs share one output folder, each owning the packages it generates;
+// a type that is no longer selected loses its files, with a warning, and
+// hand-written files stay.
+func TestRunsShareTheOutputFolder(t *testing.T) {
+	dir := testmodule.Write(t, map[string]string{
+		"a/v1/doc.go":   "// +groupName=alpha.example.com\npackage v1\n",
+		"a/v1/types.go": thingTypes("// +genclient\n// +syncer-gen", "// +genclient\n// +syncer-gen"),
+		"b/v1/doc.go":   "// +groupName=beta.example.com\n// +syncer-gen\npackage v1\n",
+		"b/v1/types.go": thingTypes("// +genclient", ""),
+	})
+	t.Chdir(dir)
+	gen := func(pkg string) string {
+		t.Helper()
+		code, stderr := runCmd(t, "--output-dir", "syncers", pkg)
+		if code != exitOK {
+			t.Fatalf("%s: exit %d: %s", pkg, code, stderr)
+		}
+		return stderr
 	}
-	code, stderr := runCmd(t, "-vv", "--output-dir", out, "--output-pkg", "x.example.com/syncers", "./internal/golden/api/aliases")
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	got := readTree(t, out)
-	for name := range got {
-		if strings.HasPrefix(name, "things/") && name != "things/v1/mine.go" {
-			t.Errorf("stale %s left", name)
+	gen("./a/...")
+	gen("./b/...")
+	got := readTree(t, filepath.Join(dir, "syncers"))
+	for _, f := range []string{"alpha/v1/thing_syncer.go", "alpha/v1/other_syncer.go", "beta/v1/thing_syncer.go"} {
+		if _, ok := got[f]; !ok {
+			t.Errorf("%s missing after both runs; have %v", f, slicesOfKeys(got))
 		}
 	}
-	if _, ok := got["things/v1/mine.go"]; !ok {
-		t.Error("hand-written file removed")
+	if err := os.WriteFile(filepath.Join(dir, "syncers/alpha/v1/mine.go"), []byte("package v1\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	if _, ok := got["core/v1/configmap_syncer.go"]; !ok {
-		t.Error("core/v1/configmap_syncer.go missing")
+	// Other loses its markers: the run of ./a removes its syncer and says so.
+	if err := os.WriteFile(filepath.Join(dir, "a/v1/types.go"), []byte(thingTypes("// +genclient\n// +syncer-gen", "// +genclient")), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	if !strings.Contains(stderr, "removed stale things/v1/gadget_store.go") {
-		t.Errorf("-vv does not tell the removals: %s", stderr)
+	stderr := gen("./a/...")
+	if !strings.Contains(stderr, "warning: removed the syncer of other in alpha/v1") {
+		t.Errorf("the removal is not told: %q", stderr)
+	}
+	got = readTree(t, filepath.Join(dir, "syncers"))
+	for f, want := range map[string]bool{"alpha/v1/thing_syncer.go": true, "alpha/v1/other_syncer.go": false, "alpha/v1/other_store.go": false, "alpha/v1/mine.go": true, "beta/v1/thing_syncer.go": true} {
+		if _, ok := got[f]; ok != want {
+			t.Errorf("%s: present %v, want %v", f, ok, want)
+		}
 	}
 }
 

@@ -49,6 +49,16 @@ func run(t *testing.T, s interface {
 	}
 }
 
+// create makes each object with ri.
+func create(t *testing.T, ri dynamic.ResourceInterface, objs ...map[string]any) {
+	t.Helper()
+	for _, o := range objs {
+		if _, err := ri.Create(t.Context(), &unstructured.Unstructured{Object: o}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func poll(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	err := wait.PollUntilContextTimeout(t.Context(), 20*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) { return cond(), nil })
@@ -74,23 +84,17 @@ func TestGeneratedSyncersOnRealServer(t *testing.T) {
 	data := dyn.Resource(schema.GroupVersionResource{Group: "things.golden.example.com", Version: "v1", Resource: "data"})
 	for i := range 40 {
 		owner := []string{"ann", "bob"}[i%2]
-		g := &unstructured.Unstructured{Object: map[string]any{
+		create(t, gadgets, map[string]any{
 			"apiVersion": "things.golden.example.com/v1", "kind": "Gadget",
 			"metadata": map[string]any{"name": fmt.Sprintf("g%02d", i), "labels": map[string]any{"example.com/team": "red"}},
 			"spec":     map[string]any{"owner": owner, "tags": []any{"t", owner}},
-		}}
-		if _, err := gadgets.Create(ctx, g, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		})
 	}
 	for i := range 3 {
-		d := &unstructured.Unstructured{Object: map[string]any{
+		create(t, data, map[string]any{
 			"apiVersion": "things.golden.example.com/v1", "kind": "Datum",
 			"metadata": map[string]any{"name": fmt.Sprintf("d%d", i)}, "value": "v",
-		}}
-		if _, err := data.Create(ctx, d, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		})
 	}
 	for i := range 5 {
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm%d", i), Labels: map[string]string{"app": []string{"web", "db"}[i%2]}}}

@@ -31,11 +31,11 @@ type Args struct {
 
 // AddFlags adds the flags of a to fs.
 func (a *Args) AddFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&a.OutputDir, "output-dir", "", "the folder to write the generated packages into, one per API group and version (<output-dir>/<group>/<version>); syncer-gen owns the generated files in it and removes those no longer selected")
+	fs.StringVar(&a.OutputDir, "output-dir", "", "the folder to write the generated packages into, one per API group and version: <output-dir>/<group>/<version>, <group> being the +groupGoName in lower case or the group's first label (gateway for gateway.networking.k8s.io, core for the core group); runs can share it: each owns the packages generated from the packages it reads, rewrites those and removes their files no longer selected")
 	fs.StringVar(&a.OutputPkg, "output-pkg", "", "the Go import path of --output-dir (default: found from the go.mod above it)")
 	fs.StringVar(&a.GoHeaderFile, "go-header-file", "", "a file whose text (e.g. a license comment) heads every generated file")
 	fs.StringSliceVar(&a.Types, "type", nil, "select a type without a marker, as <import path>.<Type>, e.g. k8s.io/api/core/v1.Pod; repeat or separate with commas")
-	fs.BoolVar(&a.AllGenclient, "all-genclient", false, "select every +genclient type with list and watch verbs of the given packages, as a +syncer-gen in each package's doc.go would")
+	fs.BoolVar(&a.AllGenclient, "all-genclient", false, "select every +genclient type with list and watch verbs, and every +kubebuilder:object:root kind with a <Kind>List, of the given packages, as a +syncer-gen in each package's doc.go would")
 	fs.CountVarP(&a.Verbose, "verbose", "v", "tell what is done on stderr: -v a summary, -vv every file")
 }
 

@@ -3,6 +3,7 @@
 /*
 Copyright The syncer-gen Authors.
 */
+// syncer-gen input: github.com/syncer-gen/syncer-gen/examples/crd/api/shop/v1alpha1
 
 // Package v1alpha1 has the syncers of API group shop.example.com, version v1alpha1: Widget.
 //

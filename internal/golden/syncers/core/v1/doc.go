@@ -3,6 +3,7 @@
 /*
 Copyright The syncer-gen Authors.
 */
+// syncer-gen input: github.com/syncer-gen/syncer-gen/internal/golden/api/aliases
 
 // Package v1 has the syncers of API group core, version v1: ConfigMap.
 //

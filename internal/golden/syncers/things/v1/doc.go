@@ -3,6 +3,7 @@
 /*
 Copyright The syncer-gen Authors.
 */
+// syncer-gen input: github.com/syncer-gen/syncer-gen/internal/golden/api/things/v1
 
 // Package v1 has the syncers of API group things.golden.example.com, version v1: Datum, Gadget.
 //
