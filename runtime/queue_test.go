@@ -16,18 +16,20 @@ import (
 // sees each object's latest state with the state it last received as old.
 func TestSlowHandlerGetsLatestStatePerObject(t *testing.T) {
 	s, d := NewDriver[*corev1.ConfigMap](Resource{})
-	release := make(chan struct{})
+	release, entered := make(chan struct{}), make(chan struct{})
 	var l log
 	h := l.handler().(HandlerFuncs[*corev1.ConfigMap])
 	add := h.AddFunc
 	h.AddFunc = func(o *corev1.ConfigMap) {
 		if o.Name == "block" {
+			close(entered)
 			<-release
 		}
 		add(o)
 	}
 	reg := s.AddHandler(h)
 	d.s.cache.upsert(cm("block", "1"))
+	<-entered
 	for i := range 10 {
 		d.s.cache.upsert(cm(fmt.Sprint("o", i), "1"))
 	}

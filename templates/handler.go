@@ -7,7 +7,7 @@ import (
 
 // handlerFile renders a resource's typed handler and its funcs adapter.
 func handlerFile(f *jen.File, _ *generators.Package, r *generators.Resource) {
-	doc(f, "%sHandler receives the events of a %sSyncer: OnResyncStarted, OnAdd,\nOnUpdate, OnDelete, OnSync and OnError, on the sync goroutine; see runtime.Handler.", r.Kind, r.Kind)
+	doc(f, "%sHandler receives the events of a %sSyncer: OnResyncStarted, OnAdd,\nOnUpdate, OnDelete, OnSync and OnError, one call at a time on a goroutine of its own; see runtime.Handler.", r.Kind, r.Kind)
 	f.Type().Id(r.Kind+"Handler").Op("=").Qual(runtimePkg, "Handler").Types(obj(r))
 	f.Line()
 	doc(f, "%sHandlerFuncs adapts functions to %sHandler; nil functions are skipped.", r.Kind, r.Kind)

@@ -12,7 +12,7 @@ import (
 )
 
 // DeploymentHandler receives the events of a DeploymentSyncer: OnResyncStarted, OnAdd,
-// OnUpdate, OnDelete, OnSync and OnError, on the sync goroutine; see runtime.Handler.
+// OnUpdate, OnDelete, OnSync and OnError, one call at a time on a goroutine of its own; see runtime.Handler.
 type DeploymentHandler = runtime.Handler[*appsv1.Deployment]
 
 // DeploymentHandlerFuncs adapts functions to DeploymentHandler; nil functions are skipped.

@@ -12,7 +12,7 @@ import (
 )
 
 // ConfigMapHandler receives the events of a ConfigMapSyncer: OnResyncStarted, OnAdd,
-// OnUpdate, OnDelete, OnSync and OnError, on the sync goroutine; see runtime.Handler.
+// OnUpdate, OnDelete, OnSync and OnError, one call at a time on a goroutine of its own; see runtime.Handler.
 type ConfigMapHandler = runtime.Handler[*corev1.ConfigMap]
 
 // ConfigMapHandlerFuncs adapts functions to ConfigMapHandler; nil functions are skipped.

@@ -12,7 +12,7 @@ import (
 )
 
 // NodeHandler receives the events of a NodeSyncer: OnResyncStarted, OnAdd,
-// OnUpdate, OnDelete, OnSync and OnError, on the sync goroutine; see runtime.Handler.
+// OnUpdate, OnDelete, OnSync and OnError, one call at a time on a goroutine of its own; see runtime.Handler.
 type NodeHandler = runtime.Handler[*corev1.Node]
 
 // NodeHandlerFuncs adapts functions to NodeHandler; nil functions are skipped.

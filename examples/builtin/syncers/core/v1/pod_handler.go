@@ -12,7 +12,7 @@ import (
 )
 
 // PodHandler receives the events of a PodSyncer: OnResyncStarted, OnAdd,
-// OnUpdate, OnDelete, OnSync and OnError, on the sync goroutine; see runtime.Handler.
+// OnUpdate, OnDelete, OnSync and OnError, one call at a time on a goroutine of its own; see runtime.Handler.
 type PodHandler = runtime.Handler[*corev1.Pod]
 
 // PodHandlerFuncs adapts functions to PodHandler; nil functions are skipped.

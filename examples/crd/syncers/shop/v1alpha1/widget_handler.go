@@ -12,7 +12,7 @@ import (
 )
 
 // WidgetHandler receives the events of a WidgetSyncer: OnResyncStarted, OnAdd,
-// OnUpdate, OnDelete, OnSync and OnError, on the sync goroutine; see runtime.Handler.
+// OnUpdate, OnDelete, OnSync and OnError, one call at a time on a goroutine of its own; see runtime.Handler.
 type WidgetHandler = runtime.Handler[*shopv1alpha1.Widget]
 
 // WidgetHandlerFuncs adapts functions to WidgetHandler; nil functions are skipped.

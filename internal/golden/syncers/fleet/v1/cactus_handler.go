@@ -12,7 +12,7 @@ import (
 )
 
 // CactusHandler receives the events of a CactusSyncer: OnResyncStarted, OnAdd,
-// OnUpdate, OnDelete, OnSync and OnError, on the sync goroutine; see runtime.Handler.
+// OnUpdate, OnDelete, OnSync and OnError, one call at a time on a goroutine of its own; see runtime.Handler.
 type CactusHandler = runtime.Handler[*fleetv1.Cactus]
 
 // CactusHandlerFuncs adapts functions to CactusHandler; nil functions are skipped.

@@ -12,7 +12,7 @@ import (
 )
 
 // CrateHandler receives the events of a CrateSyncer: OnResyncStarted, OnAdd,
-// OnUpdate, OnDelete, OnSync and OnError, on the sync goroutine; see runtime.Handler.
+// OnUpdate, OnDelete, OnSync and OnError, one call at a time on a goroutine of its own; see runtime.Handler.
 type CrateHandler = runtime.Handler[*fleetv1beta1.Crate]
 
 // CrateHandlerFuncs adapts functions to CrateHandler; nil functions are skipped.

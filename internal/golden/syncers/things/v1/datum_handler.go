@@ -12,7 +12,7 @@ import (
 )
 
 // DatumHandler receives the events of a DatumSyncer: OnResyncStarted, OnAdd,
-// OnUpdate, OnDelete, OnSync and OnError, on the sync goroutine; see runtime.Handler.
+// OnUpdate, OnDelete, OnSync and OnError, one call at a time on a goroutine of its own; see runtime.Handler.
 type DatumHandler = runtime.Handler[*thingsv1.Datum]
 
 // DatumHandlerFuncs adapts functions to DatumHandler; nil functions are skipped.

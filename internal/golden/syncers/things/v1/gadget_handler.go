@@ -12,7 +12,7 @@ import (
 )
 
 // GadgetHandler receives the events of a GadgetSyncer: OnResyncStarted, OnAdd,
-// OnUpdate, OnDelete, OnSync and OnError, on the sync goroutine; see runtime.Handler.
+// OnUpdate, OnDelete, OnSync and OnError, one call at a time on a goroutine of its own; see runtime.Handler.
 type GadgetHandler = runtime.Handler[*thingsv1.Gadget]
 
 // GadgetHandlerFuncs adapts functions to GadgetHandler; nil functions are skipped.
