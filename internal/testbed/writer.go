@@ -27,7 +27,7 @@ type WriterOptions struct {
 	// Rate is the target of writes per second, all workers together
 	// (default 300).
 	Rate float64
-	// Workers is the number of concurrent writers (default 6).
+	// Workers is the number of concurrent writers (default 8).
 	Workers int
 	// Population is the number of objects the writer keeps in the
 	// namespace, roughly: below it creates are likelier than deletes, above
@@ -39,6 +39,9 @@ type WriterOptions struct {
 	MaxDuration time.Duration
 	// Size is the number of bytes of data in each object written (default 64).
 	Size int
+	// KeepExisting leaves the objects the namespace held when the writer
+	// started alone; by default the writer adopts them and they churn too.
+	KeepExisting bool
 }
 
 func (o *WriterOptions) defaults() {
@@ -46,7 +49,7 @@ func (o *WriterOptions) defaults() {
 		o.Rate = 300
 	}
 	if o.Workers <= 0 {
-		o.Workers = 6
+		o.Workers = 8
 	}
 	if o.Population <= 0 {
 		o.Population = 1000
@@ -86,7 +89,7 @@ func (s WriterStats) String() string {
 // namespace at a steady rate, from a few concurrent workers, until Stop,
 // its context is done, or its bounds (MaxWrites, MaxDuration) are reached.
 // It adopts the ConfigMaps the namespace holds when it starts, so that
-// those churn too. Failed requests (an apiserver that is down, a proxy
+// those churn too (see KeepExisting). Failed requests (an apiserver that is down, a proxy
 // that refuses) are counted and the writer carries on: it never fails the
 // test from its goroutines.
 type Writer struct {
@@ -118,9 +121,13 @@ func StartWriter(t testing.TB, cfg *rest.Config, ns string, o WriterOptions) *Wr
 	if err != nil {
 		t.Fatal(err)
 	}
-	list, err := cs.CoreV1().ConfigMaps(ns).List(context.Background(), metav1.ListOptions{})
-	if err != nil {
-		t.Fatalf("writer: list %s: %v", ns, err)
+	var existing []corev1.ConfigMap
+	if !o.KeepExisting {
+		list, err := cs.CoreV1().ConfigMaps(ns).List(context.Background(), metav1.ListOptions{})
+		if err != nil {
+			t.Fatalf("writer: list %s: %v", ns, err)
+		}
+		existing = list.Items
 	}
 	w := &Writer{
 		cs: cs, ns: ns, o: o,
@@ -128,7 +135,7 @@ func StartWriter(t testing.TB, cfg *rest.Config, ns string, o WriterOptions) *Wr
 		started: time.Now(),
 	}
 	owned := make([][]string, o.Workers)
-	for _, cm := range list.Items {
+	for _, cm := range existing {
 		h := fnv.New32a()
 		h.Write([]byte(cm.Name))
 		i := int(h.Sum32() % uint32(o.Workers))
