@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"k8s.io/client-go/rest"
 )
@@ -27,9 +28,12 @@ type Proxy struct {
 	dropBookmark   atomic.Bool
 	paused         atomic.Bool
 
-	mu      sync.Mutex
-	streams map[*http.Request]func() // open watch streams and how to cut them
-	watches atomic.Int64
+	mu       sync.Mutex
+	streams  map[*http.Request]func() // open watch streams and how to cut them
+	watches  atomic.Int64
+	cutAfter atomic.Int64 // nanoseconds; 0 = streams are not cut by age
+	cuts     atomic.Int64 // streams ended by the proxy
+	dropped  atomic.Int64 // initial-events-end bookmarks dropped
 }
 
 // StartProxy starts a proxy in front of s, stopped when the test ends.
@@ -111,8 +115,10 @@ func (p *Proxy) serve(rp *httputil.ReverseProxy, w http.ResponseWriter, r *http.
 	p.watches.Add(1)
 	ctx, cancel := context.WithCancel(r.Context())
 	r = r.WithContext(ctx)
+	var once sync.Once
+	cut := func() { once.Do(func() { p.cuts.Add(1); cancel() }) }
 	p.mu.Lock()
-	p.streams[r] = cancel
+	p.streams[r] = cut
 	p.mu.Unlock()
 	defer func() {
 		p.mu.Lock()
@@ -120,22 +126,27 @@ func (p *Proxy) serve(rp *httputil.ReverseProxy, w http.ResponseWriter, r *http.
 		p.mu.Unlock()
 		cancel()
 	}()
+	if d := time.Duration(p.cutAfter.Load()); d > 0 {
+		t := time.AfterFunc(d, cut)
+		defer t.Stop()
+	}
 	rp.ServeHTTP(w, r)
 }
 
 func (p *Proxy) modifyResponse(resp *http.Response) error {
 	q := resp.Request.URL.Query()
 	if (q.Get("watch") == "1" || q.Get("watch") == "true") && p.dropBookmark.Load() {
-		resp.Body = &bookmarkFilter{r: bufio.NewReader(resp.Body), c: resp.Body}
+		resp.Body = &bookmarkFilter{r: bufio.NewReader(resp.Body), c: resp.Body, dropped: &p.dropped}
 	}
 	return nil
 }
 
 // bookmarkFilter drops the JSON lines of initial-events-end bookmarks.
 type bookmarkFilter struct {
-	r    *bufio.Reader
-	c    io.Closer
-	left []byte
+	r       *bufio.Reader
+	c       io.Closer
+	left    []byte
+	dropped *atomic.Int64
 }
 
 func (f *bookmarkFilter) Read(b []byte) (int, error) {
@@ -143,6 +154,8 @@ func (f *bookmarkFilter) Read(b []byte) (int, error) {
 		line, err := f.r.ReadBytes('\n')
 		if !(bytes.HasPrefix(line, []byte(`{"type":"BOOKMARK"`)) && bytes.Contains(line, []byte("k8s.io/initial-events-end"))) {
 			f.left = line
+		} else {
+			f.dropped.Add(1)
 		}
 		if err != nil {
 			if len(f.left) == 0 {

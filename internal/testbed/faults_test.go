@@ -1,0 +1,132 @@
+package testbed_test
+
+import (
+	"context"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/syncer-gen/syncer-gen/internal/testbed"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+)
+
+// drained waits until w's result channel is closed, or fails after d.
+func drained(t *testing.T, w watch.Interface, d time.Duration, what string) time.Duration {
+	t.Helper()
+	started := time.Now()
+	timeout := time.After(d)
+	for {
+		select {
+		case _, ok := <-w.ResultChan():
+			if !ok {
+				return time.Since(started)
+			}
+		case <-timeout:
+			t.Fatalf("%s: the watch still open after %s", what, d)
+		}
+	}
+}
+
+// kill -9 ends kube-apiserver at once (no drain of open watches), etcd
+// keeps the data, and StartAPIServer brings it back.
+func TestKillAPIServer(t *testing.T) {
+	srv := testbed.Start(t)
+	cs := srv.Client()
+	ctx := context.Background()
+	if _, err := cs.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: "kept"},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	w, err := cs.CoreV1().ConfigMaps("default").Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	started := time.Now()
+	srv.KillAPIServer()
+	if took := time.Since(started); took > 2*time.Second {
+		t.Errorf("KillAPIServer took %s; a SIGKILL does not wait for a drain", took)
+	}
+	// The graceful stop (SIGTERM) drains for up to 3s and more; a killed
+	// server's watches end at once.
+	drained(t, w, 5*time.Second, "after kill -9")
+	if _, err := cs.CoreV1().ConfigMaps("default").Get(ctx, "kept", metav1.GetOptions{}); err == nil {
+		t.Fatal("the apiserver still answers after kill -9")
+	}
+	if out, err := exec.Command("pgrep", "-f", "--", "--secure-port="+portOf(srv.URL())).Output(); err == nil {
+		t.Fatalf("a kube-apiserver is still running on the port: pids %s", out)
+	}
+	srv.StartAPIServer(t)
+	if _, err := cs.CoreV1().ConfigMaps("default").Get(ctx, "kept", metav1.GetOptions{}); err != nil {
+		t.Fatalf("after the restart: %v", err)
+	}
+}
+
+func portOf(url string) string {
+	for i := len(url) - 1; i >= 0; i-- {
+		if url[i] == ':' {
+			return url[i+1:]
+		}
+	}
+	return url
+}
+
+// CutStreamsAfter ends each watch stream d after it started; CutAll ends
+// the open ones at once without refusing the next requests. Both are counted.
+func TestProxyCutsStreams(t *testing.T) {
+	srv := testbed.Shared(t)
+	p := testbed.StartProxy(t, srv)
+	cs := kubernetes.NewForConfigOrDie(p.Config())
+	ctx := context.Background()
+
+	p.CutStreamsAfter(300 * time.Millisecond)
+	w, err := cs.CoreV1().ConfigMaps("default").Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	took := drained(t, w, 10*time.Second, "CutStreamsAfter(300ms)")
+	if took > 5*time.Second {
+		t.Errorf("stream cut after %s, want about 300ms", took)
+	}
+	if p.StreamsCut() != 1 {
+		t.Fatalf("StreamsCut() = %d, want 1", p.StreamsCut())
+	}
+
+	p.CutStreamsAfter(0)
+	w1, err := cs.CoreV1().ConfigMaps("default").Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w1.Stop()
+	w2, err := cs.CoreV1().ConfigMaps("kube-system").Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w2.Stop()
+	// Wait until both streams are registered by the proxy before cutting.
+	deadline := time.Now().Add(10 * time.Second)
+	for p.Watches() < 3 {
+		if time.Now().After(deadline) {
+			t.Fatalf("Watches() = %d, want 3", p.Watches())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	select {
+	case ev, ok := <-w1.ResultChan():
+		t.Fatalf("with CutStreamsAfter(0) the stream ended or sent %v (open %v)", ev, ok)
+	case <-time.After(time.Second):
+	}
+	p.CutAll()
+	drained(t, w1, 10*time.Second, "CutAll")
+	drained(t, w2, 10*time.Second, "CutAll")
+	if p.StreamsCut() != 3 {
+		t.Fatalf("StreamsCut() = %d, want 3", p.StreamsCut())
+	}
+	if _, err := cs.CoreV1().ConfigMaps("default").List(ctx, metav1.ListOptions{}); err != nil {
+		t.Fatalf("after CutAll: %v", err)
+	}
+}
