@@ -55,7 +55,7 @@ func newChecker(ns string) *checker {
 
 // register adds c to s and returns how to remove it.
 func (c *checker) register(s *runtime.Syncer[*corev1.ConfigMap]) (remove func()) {
-	return s.AddHandler(c)
+	return s.AddHandler(c, runtime.WithHandlerName("checker")).Remove
 }
 
 func (c *checker) OnResyncStarted() {
@@ -125,7 +125,7 @@ func (c *checker) OnUpdate(old, obj *corev1.ConfigMap) {
 	c.state[k], c.last[k] = obj, max(rv, c.last[k])
 }
 
-func (c *checker) OnDelete(obj *corev1.ConfigMap) {
+func (c *checker) OnDelete(obj *corev1.ConfigMap, how runtime.Deletion) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	k, rv, ok := c.identify("OnDelete", obj)
@@ -135,10 +135,12 @@ func (c *checker) OnDelete(obj *corev1.ConfigMap) {
 	c.deletes++
 	if _, present := c.state[k]; !present {
 		c.violate("OnDelete %s@%d: not present", k, rv)
-	} else if rv < c.last[k] {
-		// An observed deletion is newer than the last state, an inferred one
-		// (swept at the end of a resync) is that last state.
+	} else if how == runtime.DeletionObserved && rv < c.last[k] {
+		// An observed deletion is the final state, newer than the last one.
 		c.violate("OnDelete %s: resourceVersion %d -> %d, going back", k, c.last[k], rv)
+	} else if how == runtime.DeletionInferred && rv != c.last[k] {
+		// An inferred one (swept at a resync) is the last state delivered.
+		c.violate("OnDelete %s (inferred): resourceVersion %d, not the last delivered %d", k, rv, c.last[k])
 	}
 	delete(c.state, k)
 	c.last[k] = max(rv, c.last[k])
@@ -442,7 +444,7 @@ func TestConsistencyChecker(t *testing.T) {
 	c.OnAdd(cm("b", "11"))
 	c.OnSync()
 	c.OnUpdate(cm("a", "10"), cm("a", "12"))
-	c.OnDelete(cm("b", "13"))
+	c.OnDelete(cm("b", "13"), runtime.DeletionObserved)
 	c.OnAdd(cm("b", "14")) // recreated
 	c.checkViolations(t)
 	if got := c.rebuilt(); len(got) != 2 || got["ns/a"] != "12" || got["ns/b"] != "14" {
@@ -450,14 +452,15 @@ func TestConsistencyChecker(t *testing.T) {
 	}
 
 	bad := []func(){
-		func() { c.OnAdd(cm("a", "15")) },                   // present
-		func() { c.OnUpdate(cm("a", "12"), cm("a", "12")) }, // not newer
-		func() { c.OnUpdate(cm("a", "11"), cm("a", "16")) }, // old is not the last delivered
-		func() { c.OnUpdate(cm("x", "1"), cm("x", "17")) },  // absent
-		func() { c.OnDelete(cm("y", "18")) },                // absent
-		func() { c.OnDelete(cm("b", "9")) },                 // going back
-		func() { c.OnAdd(cm("b", "8")) },                    // re-added at an older version
-		func() { c.OnSync() },                               // no resync started
+		func() { c.OnAdd(cm("a", "15")) },                              // present
+		func() { c.OnUpdate(cm("a", "12"), cm("a", "12")) },            // not newer
+		func() { c.OnUpdate(cm("a", "11"), cm("a", "16")) },            // old is not the last delivered
+		func() { c.OnUpdate(cm("x", "1"), cm("x", "17")) },             // absent
+		func() { c.OnDelete(cm("y", "18"), runtime.DeletionObserved) }, // absent
+		func() { c.OnDelete(cm("b", "9"), runtime.DeletionObserved) },  // going back
+		func() { c.OnDelete(cm("a", "13"), runtime.DeletionInferred) }, // inferred, not the last state
+		func() { c.OnAdd(cm("b", "8")) },                               // re-added at an older version
+		func() { c.OnSync() },                                          // no resync started
 		func() {
 			c.OnAdd(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "other", Name: "o", ResourceVersion: "1"}})
 		},
