@@ -135,6 +135,14 @@ func describeResult(r result) string {
 	if s := r.steady; s != nil {
 		fmt.Fprintf(&b, "; steady: %d events, %.3f CPU s/1k, lag p50 %.1f ms p99 %.1f ms",
 			s.Events, s.CPUSeconds/float64(s.Events)*1000, s.LagP50Seconds*1000, s.LagP99Seconds*1000)
+		fmt.Fprintf(&b, " at %.0f writes/s; then peak RSS %.1f MiB, live heap %.1f MiB; %d LIST+WATCH requests",
+			r.writeRate, float64(s.HWMBytes)/mib, float64(s.LiveHeapBytes)/mib, s.Requests)
+		if s.Restarts > 0 {
+			fmt.Fprintf(&b, ", restarts %s", s.RestartReasons)
+		}
+		if s.SlowCalls > 0 {
+			fmt.Fprintf(&b, "; slow handler: %d calls, %d waiting, max queue %d", s.SlowCalls, s.SlowPending, s.SlowMaxDepth)
+		}
 	}
 	return b.String()
 }
