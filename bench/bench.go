@@ -111,9 +111,9 @@ func roundOrder(names []string, round int) []string {
 }
 
 func describeSetup(o options) string {
-	return fmt.Sprintf("setup: %d %s of %d B payload in namespace %q; %d rounds; steady state %d updates/s for %s over %d objects; "+
+	return fmt.Sprintf("setup: %d %s of %d B payload in namespace %q; %d rounds; steady state %d updates/s (at most %d in flight) for %s over %d objects; "+
 		"GOMAXPROCS=%d GOGC=%s; %d CPUs; %s",
-		o.n, o.resource, o.size, o.namespace, o.rounds, o.rate, o.duration, min(o.steadyPool, o.n),
+		o.n, o.resource, o.size, o.namespace, o.rounds, o.rate, o.steadyWriters, o.duration, min(o.steadyPool, o.n),
 		goruntime.GOMAXPROCS(0), envOr("GOGC", "default"), goruntime.NumCPU(), goruntime.Version())
 }
 
@@ -141,7 +141,8 @@ func describeResult(r result) string {
 			fmt.Fprintf(&b, ", restarts %s", s.RestartReasons)
 		}
 		if s.SlowCalls > 0 {
-			fmt.Fprintf(&b, "; slow handler: %d calls, %d waiting, max queue %d", s.SlowCalls, s.SlowPending, s.SlowMaxDepth)
+			fmt.Fprintf(&b, "; slow handler: %d calls of %.2f ms, %d waiting, max queue %d",
+				s.SlowCalls, s.SlowBusySeconds/float64(s.SlowCalls)*1000, s.SlowPending, s.SlowMaxDepth)
 		}
 	}
 	return b.String()

@@ -53,12 +53,13 @@ type steadyReport struct {
 	// Restarts are our syncer's Metrics.Reconnected and Relisted calls.
 	Restarts       int    `json:"restarts,omitempty"`
 	RestartReasons string `json:"restartReasons,omitempty"`
-	// The slow handler, for the contenders that have one: its calls, the
-	// calls still waiting for it then (client-go: Events - SlowCalls, as
+	// The slow handler, for the contenders that have one: its calls and
+	// the time they took, the calls still waiting for it then (client-go: Events - SlowCalls, as
 	// its listeners get every event), and our queue's largest depth.
-	SlowCalls    int64 `json:"slowCalls,omitempty"`
-	SlowPending  int   `json:"slowPending,omitempty"`
-	SlowMaxDepth int   `json:"slowMaxDepth,omitempty"`
+	SlowCalls       int64   `json:"slowCalls,omitempty"`
+	SlowBusySeconds float64 `json:"slowBusySeconds,omitempty"` // time spent in its calls
+	SlowPending     int     `json:"slowPending,omitempty"`
+	SlowMaxDepth    int     `json:"slowMaxDepth,omitempty"`
 }
 
 // exitReport is what a child measured at exit.

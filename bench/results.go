@@ -42,6 +42,7 @@ type summary struct {
 	restarts     float64 // max
 	reasons      string
 	slowCalls    float64
+	slowCallMs   float64 // mean time of one call
 	slowPending  float64
 	slowMaxDepth float64 // max
 	pool         float64
@@ -132,6 +133,12 @@ func summarizeOne(name string, rs []result) summary {
 		restarts:     most(func(s *steadyReport) float64 { return float64(s.Restarts) }),
 		reasons:      strings.Join(reasonList, "; "),
 		slowCalls:    med(steady(func(s *steadyReport) float64 { return float64(s.SlowCalls) })),
+		slowCallMs: med(func(r result) (float64, bool) {
+			if r.steady == nil || r.steady.SlowCalls == 0 {
+				return 0, false
+			}
+			return r.steady.SlowBusySeconds / float64(r.steady.SlowCalls) * 1000, true
+		}),
 		slowPending:  med(steady(func(s *steadyReport) float64 { return float64(s.SlowPending) })),
 		slowMaxDepth: most(func(s *steadyReport) float64 { return float64(s.SlowMaxDepth) }),
 		pool:         med(func(r result) (float64, bool) { return float64(r.pool), r.steady != nil && r.steady.Events > 0 }),
@@ -157,5 +164,5 @@ func find(ss []summary, name string) summary {
 	nan := math.NaN()
 	return summary{contender: name, syncSeconds: nan, syncMin: nan, syncMax: nan, hwmSyncMiB: nan, hwmExitMiB: nan, allocMiB: nan,
 		objects: nan, cpuPer1k: nan, lagP50ms: nan, lagP99ms: nan, steadyEvents: nan, writeRate: nan,
-		hwmSteadyMiB: nan, liveHeapMiB: nan, requests: nan, restarts: nan, slowCalls: nan, slowPending: nan, slowMaxDepth: nan, pool: nan}
+		hwmSteadyMiB: nan, liveHeapMiB: nan, requests: nan, restarts: nan, slowCalls: nan, slowCallMs: nan, slowPending: nan, slowMaxDepth: nan, pool: nan}
 }

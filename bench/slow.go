@@ -17,6 +17,7 @@ const slowDelay = time.Millisecond
 type slowHandler struct {
 	on    atomic.Bool
 	calls atomic.Int64
+	busy  atomic.Int64 // nanoseconds spent in calls: a sleep lasts longer than asked
 	// pending returns the calls waiting for the handler, where the
 	// contender can tell (our Registration.Pending).
 	pending func() int
@@ -28,7 +29,9 @@ func (h *slowHandler) call() {
 		return
 	}
 	h.calls.Add(1)
+	t := time.Now()
 	time.Sleep(slowDelay)
+	h.busy.Add(int64(time.Since(t)))
 }
 
 // start makes the handler slow.
@@ -48,6 +51,7 @@ func (e *childEnv) steadyReport(lags []time.Duration, cpu time.Duration) (steady
 	r.Restarts, r.RestartReasons = e.probe.restarts()
 	if e.slow != nil {
 		r.SlowCalls = e.slow.calls.Load()
+		r.SlowBusySeconds = time.Duration(e.slow.busy.Load()).Seconds()
 		if e.slow.pending != nil {
 			r.SlowPending = e.slow.pending()
 		} else {

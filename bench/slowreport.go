@@ -14,7 +14,7 @@ var slowPairs = [][2]string{{oursSlow, ours}, {clientGoSlow, clientGoWatch}}
 // the same contenders without the slow handler.
 func slowTable(ss []summary) *table {
 	t := &table{header: []string{"contender", "updates/s written", "events", "lag p50 ms", "lag p99 ms",
-		"watch restarts", "LIST+WATCH requests", "slow handler calls", "waiting for it at end",
+		"watch restarts", "LIST+WATCH requests", "slow handler calls", "its mean call ms", "waiting for it at end",
 		"its max queue", "objects updated", "peak RSS after MiB", "live heap after MiB"}}
 	for _, p := range slowPairs {
 		for _, name := range p {
@@ -26,11 +26,11 @@ func slowTable(ss []summary) *table {
 			if name == clientGoSlow || name == clientGoWatch {
 				restarts = "-" // not observable but as requests
 			}
-			slow := []string{"-", "-", "-"}
+			slow := []string{"-", "-", "-", "-"}
 			if name == oursSlow || name == clientGoSlow {
-				slow = []string{num(s.slowCalls, 0), num(s.slowPending, 0), num(s.slowMaxDepth, 0)}
+				slow = []string{num(s.slowCalls, 0), num(s.slowCallMs, 2), num(s.slowPending, 0), num(s.slowMaxDepth, 0)}
 				if name == clientGoSlow {
-					slow[2] = "-" // its buffer is not observable
+					slow[3] = "-" // its buffer's size is not observable
 				}
 			}
 			t.add(append(append([]string{name, num(s.writeRate, 0), num(s.steadyEvents, 0), num(s.lagP50ms, 1), num(s.lagP99ms, 1),
