@@ -111,9 +111,9 @@ func roundOrder(names []string, round int) []string {
 }
 
 func describeSetup(o options) string {
-	return fmt.Sprintf("setup: %d %s of %d B payload in namespace %q; %d rounds; steady state %d updates/s for %s over %d objects; "+
+	return fmt.Sprintf("setup: %d %s of %d B payload in namespace %q; %d rounds; steady state %d updates/s (at most %d in flight) for %s over %d objects; "+
 		"GOMAXPROCS=%d GOGC=%s; %d CPUs; %s",
-		o.n, o.resource, o.size, o.namespace, o.rounds, o.rate, o.duration, min(o.steadyPool, o.n),
+		o.n, o.resource, o.size, o.namespace, o.rounds, o.rate, o.steadyWriters, o.duration, min(o.steadyPool, o.n),
 		goruntime.GOMAXPROCS(0), envOr("GOGC", "default"), goruntime.NumCPU(), goruntime.Version())
 }
 
@@ -135,6 +135,15 @@ func describeResult(r result) string {
 	if s := r.steady; s != nil {
 		fmt.Fprintf(&b, "; steady: %d events, %.3f CPU s/1k, lag p50 %.1f ms p99 %.1f ms",
 			s.Events, s.CPUSeconds/float64(s.Events)*1000, s.LagP50Seconds*1000, s.LagP99Seconds*1000)
+		fmt.Fprintf(&b, " at %.0f writes/s; then peak RSS %.1f MiB, live heap %.1f MiB; %d LIST+WATCH requests",
+			r.writeRate, float64(s.HWMBytes)/mib, float64(s.LiveHeapBytes)/mib, s.Requests)
+		if s.Restarts > 0 {
+			fmt.Fprintf(&b, ", restarts %s", s.RestartReasons)
+		}
+		if s.SlowCalls > 0 {
+			fmt.Fprintf(&b, "; slow handler: %d calls of %.2f ms, %d waiting, max queue %d",
+				s.SlowCalls, s.SlowBusySeconds/float64(s.SlowCalls)*1000, s.SlowPending, s.SlowMaxDepth)
+		}
 	}
 	return b.String()
 }

@@ -68,7 +68,12 @@ func childMain(args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	prof := newProfiler(a.profileDir, a.tag)
-	env := &childEnv{cfg: cfg, namespace: a.namespace, plural: res.plural, timeout: a.timeout, lags: newLagObserver()}
+	env := &childEnv{cfg: cfg, namespace: a.namespace, plural: res.plural, timeout: a.timeout,
+		lags: newLagObserver(), probe: newProbe(res.plural)}
+	cfg.Wrap(env.probe.wrap)
+	if c, _ := contenderByName(a.contender); c.slow {
+		env.slow = &slowHandler{}
+	}
 
 	// Start of work: everything from here on is the contender's.
 	if err := prof.startCPU("sync"); err != nil {
@@ -124,6 +129,8 @@ func followParent(ctx context.Context, env *childEnv, a childArgs, prof *profile
 			}
 			cpu0 = cpuTime()
 			env.lags.start()
+			env.probe.start()
+			env.slow.start()
 			if err := writeMsg(os.Stdout, msgReady, struct{}{}); err != nil {
 				return err
 			}
@@ -138,12 +145,11 @@ func followParent(ctx context.Context, env *childEnv, a childArgs, prof *profile
 			if err != nil {
 				return fmt.Errorf("%s: steady state: %w", a.contender, err)
 			}
-			p50, p99 := lagPercentiles(lags)
-			err = writeMsg(os.Stdout, msgSteady, steadyReport{
-				Events: len(lags), CPUSeconds: cpu.Seconds(),
-				LagP50Seconds: p50.Seconds(), LagP99Seconds: p99.Seconds(),
-			})
+			rep, err := env.steadyReport(lags, cpu)
 			if err != nil {
+				return err
+			}
+			if err := writeMsg(os.Stdout, msgSteady, rep); err != nil {
 				return err
 			}
 		case cmdExit:

@@ -5,6 +5,8 @@ type contender struct {
 	name string
 	// steady: the contender also runs the steady-state round.
 	steady bool
+	// slow: the contender has a second handler, slow in the steady state.
+	slow bool
 	// env is added to the child's environment (which is otherwise the
 	// parent's, so GOGC and GOMAXPROCS are the same for every contender).
 	env []string
@@ -21,6 +23,8 @@ const (
 	clientGoList  = "client-go-list"
 	ours          = "ours"
 	oursStrip     = "ours-strip"
+	oursSlow      = "ours-slow-handler"
+	clientGoSlow  = "client-go-slow-handler"
 	watchListGate = "KUBE_FEATURE_WatchListClient"
 )
 
@@ -34,6 +38,10 @@ var contenders = []contender{
 		what: "client-go SharedIndexInformer, WatchListClient off (LIST + WATCH), protobuf"},
 	{name: ours, steady: true, what: "syncer-gen's generated syncer (examples/builtin; runtime.New for secrets), default options"},
 	{name: oursStrip, what: "the same with runtime.WithStripManagedFields()"},
+	{name: oursSlow, steady: true, slow: true,
+		what: "ours with a second handler that sleeps 1 ms per call in the steady state"},
+	{name: clientGoSlow, steady: true, slow: true, env: []string{watchListGate + "=true"},
+		what: "client-go-watchlist with a second handler that sleeps 1 ms per call in the steady state"},
 }
 
 func contenderNames() []string {

@@ -20,14 +20,35 @@
 //	client-go-list       client-go SharedIndexInformer, WatchListClient off (LIST + WATCH)
 //	ours                 syncer-gen's generated ConfigMapSyncer, default options
 //	ours-strip           syncer-gen's syncer with runtime.WithStripManagedFields()
+//	ours-slow-handler    ours with a second handler that sleeps 1 ms per call in the steady state
+//	client-go-slow-handler  client-go-watchlist with the same second handler
 //
-// floor-decode, ours and client-go-watchlist then get a steady stream of
-// updates written by the parent (floor-decode keeps reading its stream and
-// decodes each update: the floor of the steady state); each update carries
-// its write time in an annotation, and the child reports its CPU seconds
-// per 1,000 events handled and the lag from write to handler.
+// floor-decode, ours, client-go-watchlist and the two slow-handler
+// contenders then get a steady stream of updates written by the parent
+// (floor-decode keeps reading its stream and decodes each update: the floor
+// of the steady state); each update carries its write time in an
+// annotation, and the child reports its CPU seconds per 1,000 events
+// handled and the lag from write to handler, then its peak RSS and live
+// heap, and the LIST and WATCH requests it sent meanwhile (each one a
+// watch restart).
+//
+// The slow-handler contenders show what a handler that cannot keep up
+// costs: the other handler's lag against the same contender without the
+// slow one, watch restarts (ours: Metrics.Reconnected and Relisted;
+// client-go: only the requests are observable), the slow handler's calls
+// against the events (ours coalesces the events of an object it has not
+// received yet), the calls waiting for it once the other handler had every
+// update, its largest queue (ours; bounded by the objects updated, see
+// -steady-objects) and memory. A 1 ms handler falls behind only above
+// about 900 updates/s: use -rate and -steady-writers to write that fast,
+// and read the achieved rate in the table.
 //
 // The last line is machine-readable:
 //
-//	bench: time_vs_floor=<x> rss_vs_keepall=<x> rss_vs_clientgo=<x> time_vs_clientgo=<x> rss_strip_vs_keepall=<x> cpu_per_event_vs_clientgo=<x>
+//	bench: time_vs_floor=<x> rss_vs_keepall=<x> rss_vs_clientgo=<x> time_vs_clientgo=<x> rss_strip_vs_keepall=<x> cpu_per_event_vs_clientgo=<x> slow_lag_p50_vs_fast=<x> slow_restarts=<n> slow_rss_vs_clientgo=<x>
+//
+// slow_lag_p50_vs_fast is ours-slow-handler's other handler's lag p50 over
+// ours'; slow_restarts the largest number of watch restarts of
+// ours-slow-handler in any round's steady state; slow_rss_vs_clientgo its
+// peak RSS after the steady state over client-go-slow-handler's.
 package main

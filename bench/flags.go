@@ -20,8 +20,10 @@ type options struct {
 	rate       int
 	duration   time.Duration
 	steadyPool int
-	profileDir string
-	timeout    time.Duration
+	// steadyWriters is how many updates may be in flight at once.
+	steadyWriters int
+	profileDir    string
+	timeout       time.Duration
 }
 
 func parseOptions(args []string) (options, error) {
@@ -38,6 +40,7 @@ func parseOptions(args []string) (options, error) {
 	fs.IntVar(&o.rate, "rate", 200, "steady state: updates per second written by the parent")
 	fs.DurationVar(&o.duration, "duration", 20*time.Second, "steady state: how long updates are written")
 	fs.IntVar(&o.steadyPool, "steady-objects", 500, "steady state: how many of the objects the updates cycle over")
+	fs.IntVar(&o.steadyWriters, "steady-writers", 8, "steady state: how many updates may be in flight at once (more for high rates)")
 	fs.StringVar(&o.profileDir, "profile", "", "write each child's CPU and heap profiles into this folder (profiling costs CPU: figures of such a run are not the benchmark's)")
 	fs.DurationVar(&o.timeout, "child-timeout", 5*time.Minute, "longest a child may take to sync or to finish its steady state")
 	if err := fs.Parse(args); err != nil {
@@ -64,6 +67,8 @@ func (o options) validate() error {
 		return fmt.Errorf("-rate and -duration must be positive, got %d and %s", o.rate, o.duration)
 	case o.steadyPool < 1:
 		return fmt.Errorf("-steady-objects must be at least 1, got %d", o.steadyPool)
+	case o.steadyWriters < 1:
+		return fmt.Errorf("-steady-writers must be at least 1, got %d", o.steadyWriters)
 	}
 	if _, ok := resources[o.resource]; !ok {
 		return fmt.Errorf("-resource %q: known are %s", o.resource, strings.Join(resourceNames(), ", "))

@@ -14,7 +14,8 @@ import (
 // runInformer runs client-go's SharedIndexInformer, with protobuf like our
 // syncer and no indexes, until its handler has seen the initial state
 // (the registration's HasSynced). Whether the reflector uses WatchList
-// follows KUBE_FEATURE_WatchListClient, set by the parent.
+// follows KUBE_FEATURE_WatchListClient, set by the parent. The slow
+// handler, when the contender has one, is a second listener.
 func runInformer[P metav1.Object](ctx context.Context, e *childEnv, newInformer informerFunc) (syncOutcome, error) {
 	cfg := rest.CopyConfig(e.cfg)
 	cfg.ContentType = kruntime.ContentTypeProtobuf
@@ -31,6 +32,16 @@ func runInformer[P metav1.Object](ctx context.Context, e *childEnv, newInformer 
 	})
 	if err != nil {
 		return syncOutcome{}, err
+	}
+	if e.slow != nil {
+		_, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc:    func(any) { e.slow.call() },
+			UpdateFunc: func(_, _ any) { e.slow.call() },
+			DeleteFunc: func(any) { e.slow.call() },
+		})
+		if err != nil {
+			return syncOutcome{}, err
+		}
 	}
 	go inf.Run(ctx.Done())
 	if err := pollUntil(ctx, e.timeout, reg.HasSynced); err != nil {

@@ -21,6 +21,8 @@ type childEnv struct {
 	plural    string
 	timeout   time.Duration // longest wait for sync
 	lags      *lagObserver  // handlers report updates here
+	probe     *probe        // counts restarts and queue depth in the steady state
+	slow      *slowHandler  // the second handler; nil for contenders without one
 }
 
 // syncOutcome is what a contender reports once synced.
@@ -74,9 +76,9 @@ func (k kind[E, P]) run(ctx context.Context, contender string, e *childEnv) (syn
 			return out, fmt.Errorf("keep-all: %d ADDED events but %d distinct objects", out.objects, len(m))
 		}
 		return out, err
-	case clientGoWatch, clientGoList:
+	case clientGoWatch, clientGoList, clientGoSlow:
 		return runInformer[P](ctx, e, k.newInformer)
-	case ours:
+	case ours, oursSlow:
 		return runOurs(ctx, e, k.newSyncer)
 	case oursStrip:
 		return runOurs(ctx, e, k.newSyncer, runtime.WithStripManagedFields())

@@ -9,10 +9,15 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// runOurs runs our syncer until it has synced.
+// runOurs runs our syncer until it has synced, with the slow handler and
+// the probe as its Metrics when the contender has one.
 func runOurs[P runtime.Object](ctx context.Context, e *childEnv,
 	newSyncer func(*rest.Config, ...runtime.Option) (*runtime.Syncer[P], error), opts ...runtime.Option) (syncOutcome, error) {
-	s, err := newSyncer(e.cfg, append([]runtime.Option{runtime.WithNamespace(e.namespace)}, opts...)...)
+	opts = append([]runtime.Option{runtime.WithNamespace(e.namespace)}, opts...)
+	if e.slow != nil {
+		opts = append(opts, runtime.WithMetrics(e.probe))
+	}
+	s, err := newSyncer(e.cfg, opts...)
 	if err != nil {
 		return syncOutcome{}, err
 	}
@@ -26,6 +31,14 @@ func runOurs[P runtime.Object](ctx context.Context, e *childEnv,
 			lastErr.Store(err.Error())
 		},
 	})
+	if e.slow != nil {
+		reg := s.AddHandler(runtime.HandlerFuncs[P]{
+			AddFunc:    func(P) { e.slow.call() },
+			UpdateFunc: func(_, _ P) { e.slow.call() },
+			DeleteFunc: func(P, runtime.Deletion) { e.slow.call() },
+		}, runtime.WithHandlerName(slowHandlerName))
+		e.slow.pending = reg.Pending
+	}
 	go func() { _ = s.Run(ctx) }()
 	wctx, cancel := context.WithTimeout(ctx, e.timeout)
 	defer cancel()

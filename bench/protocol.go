@@ -43,6 +43,23 @@ type steadyReport struct {
 	CPUSeconds    float64 `json:"cpuSeconds"`
 	LagP50Seconds float64 `json:"lagP50Seconds"`
 	LagP99Seconds float64 `json:"lagP99Seconds"`
+	// Memory once every update reached the lag handler: peak RSS, and the
+	// heap still in use after a garbage collection.
+	HWMBytes      int64  `json:"hwmBytes"`
+	LiveHeapBytes uint64 `json:"liveHeapBytes"`
+	// Requests is the number of LIST and WATCH requests on the resource:
+	// each is a watch restart.
+	Requests int `json:"requests"`
+	// Restarts are our syncer's Metrics.Reconnected and Relisted calls.
+	Restarts       int    `json:"restarts,omitempty"`
+	RestartReasons string `json:"restartReasons,omitempty"`
+	// The slow handler, for the contenders that have one: its calls and
+	// the time they took, the calls still waiting for it then (client-go: Events - SlowCalls, as
+	// its listeners get every event), and our queue's largest depth.
+	SlowCalls       int64   `json:"slowCalls,omitempty"`
+	SlowBusySeconds float64 `json:"slowBusySeconds,omitempty"` // time spent in its calls
+	SlowPending     int     `json:"slowPending,omitempty"`
+	SlowMaxDepth    int     `json:"slowMaxDepth,omitempty"`
 }
 
 // exitReport is what a child measured at exit.

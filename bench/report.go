@@ -28,6 +28,23 @@ type comparison struct {
 	value  float64
 	target float64 // NaN: shown for context, no target
 	strict bool    // target is "<", not "<="
+	count  bool    // value is a count, not a ratio
+}
+
+// text formats the value for the ratio table.
+func (c comparison) text() string {
+	if c.count {
+		return num(c.value, 0)
+	}
+	return times(c.value)
+}
+
+// field formats the value for the machine-readable line.
+func (c comparison) field() string {
+	if c.count && !math.IsNaN(c.value) {
+		return num(c.value, 0)
+	}
+	return fixed2(c.value)
 }
 
 // met tells whether the ratio meets its target, judged on the two decimals
@@ -59,17 +76,17 @@ func comparisons(ss []summary) []comparison {
 	o, st := find(ss, ours), find(ss, oursStrip)
 	fd, ka, cg := find(ss, floorDecode), find(ss, keepAll), find(ss, clientGoWatch)
 	return []comparison{
-		{"time_vs_floor", "ours time to synced / floor-decode", ratio(o.syncSeconds, fd.syncSeconds), 1.05, false},
-		{"rss_vs_keepall", "ours peak RSS at sync / keep-all", ratio(o.hwmSyncMiB, ka.hwmSyncMiB), 1.0, false},
-		{"rss_strip_vs_keepall", "ours-strip peak RSS at sync / keep-all", ratio(st.hwmSyncMiB, ka.hwmSyncMiB), 0.7, false},
-		{"rss_vs_clientgo", "ours peak RSS at sync / client-go-watchlist", ratio(o.hwmSyncMiB, cg.hwmSyncMiB), 1.0, true},
-		{"time_vs_clientgo", "ours time to synced / client-go-watchlist", ratio(o.syncSeconds, cg.syncSeconds), 1.0, true},
-		{"cpu_per_event_vs_clientgo", "ours steady CPU per event / client-go-watchlist", ratio(o.cpuPer1k, cg.cpuPer1k), 0.5, false},
-		{"", "ours steady lag p50 / client-go-watchlist", ratio(o.lagP50ms, cg.lagP50ms), 1.0, false},
-		{"", "ours steady lag p99 / client-go-watchlist", ratio(o.lagP99ms, cg.lagP99ms), 1.0, false},
-		{"", "ours time to synced / keep-all", ratio(o.syncSeconds, ka.syncSeconds), math.NaN(), false},
-		{"", "ours steady CPU per event / floor-decode", ratio(o.cpuPer1k, fd.cpuPer1k), math.NaN(), false},
-		{"", "client-go-watchlist steady CPU per event / floor-decode", ratio(cg.cpuPer1k, fd.cpuPer1k), math.NaN(), false},
+		{"time_vs_floor", "ours time to synced / floor-decode", ratio(o.syncSeconds, fd.syncSeconds), 1.05, false, false},
+		{"rss_vs_keepall", "ours peak RSS at sync / keep-all", ratio(o.hwmSyncMiB, ka.hwmSyncMiB), 1.0, false, false},
+		{"rss_strip_vs_keepall", "ours-strip peak RSS at sync / keep-all", ratio(st.hwmSyncMiB, ka.hwmSyncMiB), 0.7, false, false},
+		{"rss_vs_clientgo", "ours peak RSS at sync / client-go-watchlist", ratio(o.hwmSyncMiB, cg.hwmSyncMiB), 1.0, true, false},
+		{"time_vs_clientgo", "ours time to synced / client-go-watchlist", ratio(o.syncSeconds, cg.syncSeconds), 1.0, true, false},
+		{"cpu_per_event_vs_clientgo", "ours steady CPU per event / client-go-watchlist", ratio(o.cpuPer1k, cg.cpuPer1k), 0.5, false, false},
+		{"", "ours steady lag p50 / client-go-watchlist", ratio(o.lagP50ms, cg.lagP50ms), 1.0, false, false},
+		{"", "ours steady lag p99 / client-go-watchlist", ratio(o.lagP99ms, cg.lagP99ms), 1.0, false, false},
+		{"", "ours time to synced / keep-all", ratio(o.syncSeconds, ka.syncSeconds), math.NaN(), false, false},
+		{"", "ours steady CPU per event / floor-decode", ratio(o.cpuPer1k, fd.cpuPer1k), math.NaN(), false, false},
+		{"", "client-go-watchlist steady CPU per event / floor-decode", ratio(cg.cpuPer1k, fd.cpuPer1k), math.NaN(), false, false},
 	}
 }
 
@@ -83,7 +100,7 @@ func comparisonTable(cs []comparison) *table {
 		case c.met():
 			met = "yes"
 		}
-		t.add(c.what, times(c.value), c.targetText(), met)
+		t.add(c.what, c.text(), c.targetText(), met)
 	}
 	return t
 }
@@ -93,12 +110,13 @@ func machineLine(cs []comparison) string {
 	get := func(key string) string {
 		for _, c := range cs {
 			if c.key == key {
-				return fixed2(c.value)
+				return c.field()
 			}
 		}
 		return "nan"
 	}
-	keys := []string{"time_vs_floor", "rss_vs_keepall", "rss_vs_clientgo", "time_vs_clientgo", "rss_strip_vs_keepall", "cpu_per_event_vs_clientgo"}
+	keys := []string{"time_vs_floor", "rss_vs_keepall", "rss_vs_clientgo", "time_vs_clientgo", "rss_strip_vs_keepall", "cpu_per_event_vs_clientgo",
+		"slow_lag_p50_vs_fast", "slow_restarts", "slow_rss_vs_clientgo"}
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = k + "=" + get(k)
@@ -123,5 +141,7 @@ func report(w io.Writer, setup string, rs []result, names []string) {
 		}
 	}
 	fmt.Fprintf(w, "\nRatios (lower is better for ours):\n\n%s\n", comparisonTable(cs))
-	fmt.Fprintln(w, machineLine(cs))
+	scs := slowComparisons(ss)
+	reportSlow(w, ss, scs)
+	fmt.Fprintln(w, machineLine(append(cs, scs...)))
 }

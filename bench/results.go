@@ -2,6 +2,7 @@ package main
 
 import (
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -11,6 +12,8 @@ type result struct {
 	round     int
 	sync      syncReport
 	steady    *steadyReport
+	writeRate float64 // updates per second the parent wrote in the steady state
+	pool      int     // objects the steady state's updates cycle over
 	exit      exitReport
 }
 
@@ -30,6 +33,19 @@ type summary struct {
 	lagP50ms     float64
 	lagP99ms     float64
 	steadyEvents float64
+	writeRate    float64
+	// After the steady state: memory (medians), watch restarts (largest
+	// of any round) and the slow handler, for the contenders that have one.
+	hwmSteadyMiB float64
+	liveHeapMiB  float64
+	requests     float64 // max
+	restarts     float64 // max
+	reasons      string
+	slowCalls    float64
+	slowCallMs   float64 // mean time of one call
+	slowPending  float64
+	slowMaxDepth float64 // max
+	pool         float64
 	notes        string
 }
 
@@ -71,6 +87,15 @@ func summarizeOne(name string, rs []result) summary {
 			return f(r.steady), true
 		}
 	}
+	most := func(f func(*steadyReport) float64) float64 {
+		m := math.NaN()
+		for _, r := range rs {
+			if x, ok := steady(f)(r); ok && !(x <= m) {
+				m = x
+			}
+		}
+		return m
+	}
 	syncMin, syncMax := math.NaN(), math.NaN()
 	for i, r := range rs {
 		if i == 0 || r.sync.SyncSeconds < syncMin {
@@ -80,12 +105,11 @@ func summarizeOne(name string, rs []result) summary {
 			syncMax = r.sync.SyncSeconds
 		}
 	}
-	notes := map[string]bool{}
-	var noteList []string
+	var noteList, reasonList []string
 	for _, r := range rs {
-		if r.sync.Note != "" && !notes[r.sync.Note] {
-			notes[r.sync.Note] = true
-			noteList = append(noteList, r.sync.Note)
+		noteList = addNew(noteList, r.sync.Note)
+		if r.steady != nil {
+			reasonList = addNew(reasonList, r.steady.RestartReasons)
 		}
 	}
 	return summary{
@@ -102,8 +126,32 @@ func summarizeOne(name string, rs []result) summary {
 		lagP50ms:     med(steady(func(s *steadyReport) float64 { return s.LagP50Seconds * 1000 })),
 		lagP99ms:     med(steady(func(s *steadyReport) float64 { return s.LagP99Seconds * 1000 })),
 		steadyEvents: med(steady(func(s *steadyReport) float64 { return float64(s.Events) })),
+		writeRate:    med(func(r result) (float64, bool) { return r.writeRate, r.steady != nil && r.steady.Events > 0 }),
+		hwmSteadyMiB: med(steady(func(s *steadyReport) float64 { return float64(s.HWMBytes) / mib })),
+		liveHeapMiB:  med(steady(func(s *steadyReport) float64 { return float64(s.LiveHeapBytes) / mib })),
+		requests:     most(func(s *steadyReport) float64 { return float64(s.Requests) }),
+		restarts:     most(func(s *steadyReport) float64 { return float64(s.Restarts) }),
+		reasons:      strings.Join(reasonList, "; "),
+		slowCalls:    med(steady(func(s *steadyReport) float64 { return float64(s.SlowCalls) })),
+		slowCallMs: med(func(r result) (float64, bool) {
+			if r.steady == nil || r.steady.SlowCalls == 0 {
+				return 0, false
+			}
+			return r.steady.SlowBusySeconds / float64(r.steady.SlowCalls) * 1000, true
+		}),
+		slowPending:  med(steady(func(s *steadyReport) float64 { return float64(s.SlowPending) })),
+		slowMaxDepth: most(func(s *steadyReport) float64 { return float64(s.SlowMaxDepth) }),
+		pool:         med(func(r result) (float64, bool) { return float64(r.pool), r.steady != nil && r.steady.Events > 0 }),
 		notes:        strings.Join(noteList, "; "),
 	}
+}
+
+// addNew appends s to list unless it is empty or already there.
+func addNew(list []string, s string) []string {
+	if s == "" || slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
 }
 
 // find returns the summary of name, or one of NaNs when it did not run.
@@ -115,5 +163,6 @@ func find(ss []summary, name string) summary {
 	}
 	nan := math.NaN()
 	return summary{contender: name, syncSeconds: nan, syncMin: nan, syncMax: nan, hwmSyncMiB: nan, hwmExitMiB: nan, allocMiB: nan,
-		objects: nan, cpuPer1k: nan, lagP50ms: nan, lagP99ms: nan, steadyEvents: nan}
+		objects: nan, cpuPer1k: nan, lagP50ms: nan, lagP99ms: nan, steadyEvents: nan, writeRate: nan,
+		hwmSteadyMiB: nan, liveHeapMiB: nan, requests: nan, restarts: nan, slowCalls: nan, slowCallMs: nan, slowPending: nan, slowMaxDepth: nan, pool: nan}
 }

@@ -27,7 +27,7 @@ const replyTimeout = 30 * time.Second
 // runOne runs contender c once as a child process: sync, the steady state
 // for contenders that have one, exit. The child is killed on every path.
 func (b *bench) runOne(ctx context.Context, c contender, round int) (result, error) {
-	r := result{contender: c.name, round: round}
+	r := result{contender: c.name, round: round, pool: min(b.o.steadyPool, b.o.n)}
 	ch, err := startChild(b.exe, c, b.o, b.kubeconfig, round)
 	if err != nil {
 		return r, err
@@ -40,7 +40,7 @@ func (b *bench) runOne(ctx context.Context, c contender, round int) (result, err
 		return r, fmt.Errorf("%s saw %d objects, want %d", c.name, r.sync.Objects, b.o.n)
 	}
 	if c.steady && round > 0 {
-		if r.steady, err = b.steady(ctx, ch); err != nil {
+		if r.steady, r.writeRate, err = b.steady(ctx, ch); err != nil {
 			return r, err
 		}
 	}
@@ -53,30 +53,32 @@ func (b *bench) runOne(ctx context.Context, c contender, round int) (result, err
 	return r, ch.wait(replyTimeout)
 }
 
-// steady drives the steady state of a child.
-func (b *bench) steady(ctx context.Context, ch *child) (*steadyReport, error) {
+// steady drives the steady state of a child; it also returns the rate at
+// which the updates were written.
+func (b *bench) steady(ctx context.Context, ch *child) (*steadyReport, float64, error) {
 	if err := ch.send(cmdSteady); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if err := ch.expect(ctx, msgReady, &struct{}{}, replyTimeout); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	n, took, err := writeUpdates(ctx, b.cs, b.o, b.res)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	if rate := float64(n) / took.Seconds(); rate < 0.9*float64(b.o.rate) {
+	rate := float64(n) / took.Seconds()
+	if rate < 0.9*float64(b.o.rate) {
 		fmt.Fprintf(os.Stderr, "warning: steady state wrote %d updates in %s (%.0f/s), under 90%% of the asked %d/s: the machine is busy\n",
 			n, took.Round(time.Millisecond), rate, b.o.rate)
 	}
 	if err := ch.send(fmt.Sprintf("%s %d", cmdEnd, n)); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	var s steadyReport
 	if err := ch.expect(ctx, msgSteady, &s, b.o.timeout+replyTimeout); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return &s, nil
+	return &s, rate, nil
 }
 
 // protobufConfig returns cfg speaking protobuf, as every contender does.

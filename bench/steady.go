@@ -11,9 +11,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 )
 
-// steadyWriters is how many requests may be in flight at once.
-const steadyWriters = 8
-
 // writeUpdates writes o.rate updates a second for o.duration, cycling over
 // the first o.steadyPool objects; each update sets writtenAtAnnotation to the
 // time it is sent. It returns how many writes succeeded and how long handing
@@ -24,12 +21,12 @@ func writeUpdates(ctx context.Context, cs kubernetes.Interface, o options, res r
 	pool := min(o.steadyPool, o.n)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	tokens := make(chan int, steadyWriters)
+	tokens := make(chan int, o.steadyWriters)
 	var ok atomic.Int64
 	var firstErr error
 	var once sync.Once
 	var wg sync.WaitGroup
-	for range steadyWriters {
+	for range o.steadyWriters {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

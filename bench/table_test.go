@@ -61,10 +61,13 @@ func TestMachineLine(t *testing.T) {
 		{contender: clientGoWatch, syncSeconds: 4, hwmSyncMiB: 200, cpuPer1k: 0.4, lagP50ms: 2, lagP99ms: 10},
 		{contender: ours, syncSeconds: 2.1, hwmSyncMiB: 90, cpuPer1k: 0.1, lagP50ms: 2, lagP99ms: 12},
 		{contender: oursStrip, syncSeconds: 2.1, hwmSyncMiB: 65},
+		{contender: oursSlow, lagP50ms: 2.2, restarts: 0, hwmSteadyMiB: 60},
+		{contender: clientGoSlow, restarts: nan, hwmSteadyMiB: 120},
 	}
 	cs := comparisons(ss)
-	want := "bench: time_vs_floor=1.05 rss_vs_keepall=0.90 rss_vs_clientgo=0.45 time_vs_clientgo=0.53 rss_strip_vs_keepall=0.65 cpu_per_event_vs_clientgo=0.25"
-	if got := machineLine(cs); got != want {
+	want := "bench: time_vs_floor=1.05 rss_vs_keepall=0.90 rss_vs_clientgo=0.45 time_vs_clientgo=0.53 rss_strip_vs_keepall=0.65 cpu_per_event_vs_clientgo=0.25 " +
+		"slow_lag_p50_vs_fast=1.10 slow_restarts=0 slow_rss_vs_clientgo=0.50"
+	if got := machineLine(append(cs, slowComparisons(ss)...)); got != want {
 		t.Errorf("machine line:\n%s\nwant:\n%s", got, want)
 	}
 	met := map[string]bool{}
@@ -93,7 +96,7 @@ func TestMachineLine(t *testing.T) {
 	}
 	// A contender that did not run gives nan, and the target is not met.
 	cs = comparisons(ss[:3])
-	if !strings.Contains(machineLine(cs), "time_vs_floor=nan") || cs[0].met() {
+	if !strings.Contains(machineLine(cs), "time_vs_floor=nan") || !strings.Contains(machineLine(cs), "slow_restarts=nan") || cs[0].met() {
 		t.Errorf("missing ours: %s, met=%v", machineLine(cs), cs[0].met())
 	}
 }

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/syncer-gen/syncer-gen/runtime"
+)
+
+// slowHandlerName names our slow handler in the runtime's metrics.
+const slowHandlerName = "slow"
+
+// probe counts, during the steady state, what shows a contender's watch
+// restarting and its slow handler falling behind:
+//   - every LIST or WATCH request on the resource, seen in the transport of
+//     every contender (client-go's reflector says nothing else when it
+//     restarts a watch);
+//   - for our syncer, as its runtime.Metrics: Reconnected and Relisted with
+//     their reasons, and the slow handler's largest queue depth.
+type probe struct {
+	runtime.NopMetrics
+	on       atomic.Bool
+	plural   string
+	requests atomic.Int64
+	maxDepth atomic.Int64
+	mu       sync.Mutex
+	reasons  map[string]int
+}
+
+func newProbe(plural string) *probe { return &probe{plural: plural, reasons: map[string]int{}} }
+
+func (p *probe) start() { p.on.Store(true) }
+
+// wrap is a rest.Config WrapTransport that counts the resource's LIST and
+// WATCH requests.
+func (p *probe) wrap(rt http.RoundTripper) http.RoundTripper {
+	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		if p.on.Load() && req.Method == http.MethodGet && strings.HasSuffix(req.URL.Path, "/"+p.plural) {
+			p.requests.Add(1)
+		}
+		return rt.RoundTrip(req)
+	})
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
+// Reconnected implements runtime.Metrics.
+func (p *probe) Reconnected(r runtime.Reason) { p.restart("reconnected", r) }
+
+// Relisted implements runtime.Metrics.
+func (p *probe) Relisted(r runtime.Reason) { p.restart("relisted", r) }
+
+func (p *probe) restart(what string, r runtime.Reason) {
+	if !p.on.Load() {
+		return
+	}
+	p.mu.Lock()
+	p.reasons[what+":"+string(r)]++
+	p.mu.Unlock()
+}
+
+// HandlerQueueDepth implements runtime.Metrics.
+func (p *probe) HandlerQueueDepth(handler string, depth int) {
+	if handler != slowHandlerName || !p.on.Load() {
+		return
+	}
+	for d := int64(depth); ; {
+		m := p.maxDepth.Load()
+		if d <= m || p.maxDepth.CompareAndSwap(m, d) {
+			return
+		}
+	}
+}
+
+// restarts returns the number of Reconnected and Relisted calls and their
+// reasons, e.g. "reconnected:closed-early=1".
+func (p *probe) restarts() (int, string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	var parts []string
+	for k, v := range p.reasons {
+		n += v
+		parts = append(parts, fmt.Sprintf("%s=%d", k, v))
+	}
+	sort.Strings(parts)
+	return n, strings.Join(parts, " ")
+}
