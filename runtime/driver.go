@@ -61,7 +61,7 @@ func (d *Driver[T]) Sync() {
 
 // Error reports err to the handlers as a failure of kind Classify(err).
 func (d *Driver[T]) Error(err error) {
-	d.s.cache.fail(&SyncError{Kind: Classify(err), Resource: d.s.res.String(), Op: "test", Err: err})
+	d.s.report(&SyncError{Kind: Classify(err), Resource: d.s.res.String(), Op: "test", Err: err})
 	d.Wait()
 }
 
