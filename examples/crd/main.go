@@ -49,6 +49,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintln(stderr, "CRD widgets.shop.example.com applied and established")
 	}
+	if o.reconcile {
+		return runController(ctx, cfg, o, stdout, stderr)
+	}
 	total, err := progress.Estimate(ctx, cfg, shopsyncers.WidgetResource.GroupVersionResource(), o.namespace)
 	if apierrors.IsNotFound(err) {
 		return fmt.Errorf("the server does not serve widgets.shop.example.com: install the CRD (--install-crd): %w", err)
