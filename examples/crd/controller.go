@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -28,6 +29,11 @@ type controller struct {
 	status  *statusWriter
 	q       workqueue.TypedRateLimitingInterface[runtime.Key]
 	out     io.Writer
+
+	// The first pass over every widget is counted, not printed line by
+	// line; once the queue has drained, each status write is printed.
+	writes, retries, inflight atomic.Int64
+	settled                   atomic.Bool
 }
 
 // phaseOf is the status a widget's spec calls for: a widget is Ready once
@@ -91,8 +97,25 @@ func runController(ctx context.Context, cfg *rest.Config, o options, stdout, std
 	for range 2 {
 		go c.work(ctx)
 	}
+	c.settle(ctx, widgets.Store().Len())
 	<-ctx.Done()
 	return nil
+}
+
+// settle waits until the first pass is over (the queue is empty and no
+// worker busy), says what it did, and from then on has each write printed.
+func (c *controller) settle(ctx context.Context, n int) {
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for c.q.Len() > 0 || c.inflight.Load() > 0 {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+	c.settled.Store(true)
+	fmt.Fprintf(c.out, "reconciled %d widgets: %d status writes, %d retries\n", n, c.writes.Load(), c.retries.Load())
 }
 
 // work takes keys from the queue until it shuts down.
@@ -102,13 +125,18 @@ func (c *controller) work(ctx context.Context) {
 		if shutdown {
 			return
 		}
+		c.inflight.Add(1)
 		if err := c.reconcile(ctx, k); err != nil {
-			fmt.Fprintf(c.out, "reconcile %s: %v (retry %d)\n", k, err, c.q.NumRequeues(k)+1)
+			c.retries.Add(1)
+			if c.settled.Load() {
+				fmt.Fprintf(c.out, "reconcile %s: %v (retry %d)\n", k, err, c.q.NumRequeues(k)+1)
+			}
 			c.q.AddRateLimited(k)
 		} else {
 			c.q.Forget(k)
 		}
 		c.q.Done(k)
+		c.inflight.Add(-1)
 	}
 }
 
@@ -129,6 +157,9 @@ func (c *controller) reconcile(ctx context.Context, k runtime.Key) error {
 	if err := c.status.update(ctx, w); err != nil {
 		return err
 	}
-	fmt.Fprintf(c.out, "%s/%s: %s\n", w.Namespace, w.Name, phase)
+	c.writes.Add(1)
+	if c.settled.Load() {
+		fmt.Fprintf(c.out, "%s/%s: %s\n", w.Namespace, w.Name, phase)
+	}
 	return nil
 }

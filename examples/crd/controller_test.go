@@ -95,6 +95,13 @@ func TestController(t *testing.T) {
 		return ""
 	})
 
+	eventually(t, 30*time.Second, func() string {
+		if !strings.Contains(stdout.String(), fmt.Sprintf("reconciled %d widgets: ", n)) {
+			return "no line for the first pass:\n" + stdout.String()
+		}
+		return ""
+	})
+
 	// Take widget 3's owner away: it goes back to Pending.
 	w, err := widgets.Get(ctx, "widget-00003")
 	if err != nil {
