@@ -18,12 +18,25 @@ func NewDriver[T Object](res Resource, opts ...Option) (*Syncer[T], *Driver[T]) 
 	return s, &Driver[T]{s: s}
 }
 
-// Add applies objects as ADDED events.
+// Add applies objects as ADDED events. Before the first Sync, and during
+// a Resync, they count as received in the Syncer's Progress.
 func (d *Driver[T]) Add(objs ...T) {
 	for _, o := range objs {
+		d.received()
 		d.s.cache.upsert(o)
 	}
 	d.Wait()
+}
+
+// received counts one object into Progress while a sync is under way.
+func (d *Driver[T]) received() {
+	p := &d.s.progress
+	if p.started.Load() == 0 {
+		p.begin(time.Now())
+	}
+	if p.finished.Load() == 0 {
+		p.received.Add(1)
+	}
 }
 
 // Update applies obj as a MODIFIED event. obj must carry a resourceVersion
@@ -45,7 +58,9 @@ func (d *Driver[T]) Delete(obj T) {
 // what is gone, OnSync.
 func (d *Driver[T]) Resync(objs ...T) {
 	d.s.cache.beginResync()
+	d.s.progress.begin(time.Now())
 	for _, o := range objs {
+		d.received()
 		d.s.cache.upsert(o)
 	}
 	d.Sync()
@@ -55,13 +70,17 @@ func (d *Driver[T]) Resync(objs ...T) {
 // HasSynced becomes true.
 func (d *Driver[T]) Sync() {
 	d.s.mode.Store(int32(ModeList))
+	if d.s.progress.started.Load() == 0 {
+		d.s.progress.begin(time.Now())
+	}
+	d.s.progress.finish(time.Now())
 	d.s.cache.finishResync()
 	d.Wait()
 }
 
 // Error reports err to the handlers as a failure of kind Classify(err).
 func (d *Driver[T]) Error(err error) {
-	d.s.cache.fail(&SyncError{Kind: Classify(err), Resource: d.s.res.String(), Op: "test", Err: err})
+	d.s.report(&SyncError{Kind: Classify(err), Resource: d.s.res.String(), Op: "test", Err: err})
 	d.Wait()
 }
 

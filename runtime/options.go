@@ -3,6 +3,7 @@ package runtime
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -28,6 +29,7 @@ type config struct {
 	indexes         map[string]func(any) []string
 	logger          logr.Logger
 	metrics         Metrics
+	httpClient      *http.Client
 	resource        string // the Resource's String(), for logs
 }
 
@@ -127,6 +129,14 @@ func WithLogger(l logr.Logger) Option { return func(c *config) { c.logger = l } 
 
 // WithMetrics sets the metrics hooks (default: none).
 func WithMetrics(m Metrics) Option { return func(c *config) { c.metrics = m } }
+
+// WithHTTPClient makes the Syncer send its requests through client instead
+// of one built from the rest.Config, so that syncers that share client
+// share its transport: one HTTP/2 connection to the server, as client-go's
+// informers of one factory do. client must be made for the same rest.Config
+// (rest.HTTPClientFor), which still gives the server and the credentials'
+// wrappers. A set of syncers (package syncerset) does this for its members.
+func WithHTTPClient(client *http.Client) Option { return func(c *config) { c.httpClient = client } }
 
 // WithTransform changes each object as it arrives, before it is stored or
 // handed to handlers. Transforms run in the order given.

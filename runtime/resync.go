@@ -140,7 +140,7 @@ func (s *Syncer[T]) noBookmark(n int64, started time.Time) result {
 	modes.refuse(s.src.key, time.Now(), s.cfg.probeInterval)
 	s.cfg.metrics.Error(KindNoBookmark)
 	s.cfg.metrics.Relisted(ReasonNoBookmark)
-	s.cache.fail(&SyncError{Kind: KindNoBookmark, Resource: s.res.String(), Op: "watchlist", Err: errNoBookmark})
+	s.report(&SyncError{Kind: KindNoBookmark, Resource: s.res.String(), Op: "watchlist", Err: errNoBookmark})
 	return result{}
 }
 
@@ -158,7 +158,7 @@ func (s *Syncer[T]) cut(n int64) (result, bool) {
 	modes.refuse(s.src.key, time.Now(), s.cfg.probeInterval)
 	s.cfg.metrics.Error(KindUnavailable)
 	s.cfg.metrics.Relisted(ReasonStreamCut)
-	s.cache.fail(&SyncError{Kind: KindUnavailable, Resource: s.res.String(), Op: "watchlist", Err: errStreamCut})
+	s.report(&SyncError{Kind: KindUnavailable, Resource: s.res.String(), Op: "watchlist", Err: errStreamCut})
 	return result{}, true
 }
 

@@ -98,7 +98,7 @@ func (s *Syncer[T]) settle(r *retry, res result) time.Duration {
 	s.cfg.metrics.Error(kind)
 	s.cfg.metrics.Reconnected(ReasonFailed)
 	log.Info("sync failed; retrying", "op", res.op, "kind", kind.String(), "retryIn", wait.Round(time.Millisecond), "err", res.err.Error())
-	s.cache.fail(&SyncError{Kind: kind, Resource: s.res.String(), Op: res.op, RetryIn: wait, Err: res.err})
+	s.report(&SyncError{Kind: kind, Resource: s.res.String(), Op: res.op, RetryIn: wait, Err: res.err})
 	return wait
 }
 

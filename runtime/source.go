@@ -70,7 +70,13 @@ func newSource[T Object](restCfg *rest.Config, res Resource, cfg *config) (*sour
 	if c.UserAgent == "" {
 		c.UserAgent = "syncer-gen/" + res.String()
 	}
-	client, err := rest.RESTClientFor(c)
+	var client *rest.RESTClient
+	var err error
+	if cfg.httpClient != nil {
+		client, err = rest.RESTClientForConfigAndClient(c, cfg.httpClient)
+	} else {
+		client, err = rest.RESTClientFor(c)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("runtime.New: %s: %w", res, err)
 	}

@@ -19,6 +19,7 @@ type Syncer[T Object] struct {
 	mode     atomic.Int32
 	running  atomic.Bool
 	progress progress
+	lastErr  atomic.Pointer[SyncError]
 
 	// Owned by the Run goroutine.
 	rv   string // last resourceVersion seen; "" means a full resync is due

@@ -20,6 +20,7 @@ const (
 	runtimePkg   = "github.com/syncer-gen/syncer-gen/runtime"
 	kruntimePkg  = "k8s.io/apimachinery/pkg/runtime"
 	restPkg      = "k8s.io/client-go/rest"
+	syncersetPkg = "github.com/syncer-gen/syncer-gen/syncerset"
 	strconvPkg   = "strconv"
 	kruntimeName = "kruntime"
 )
@@ -78,6 +79,7 @@ func newFile(p *generators.Package, opts Options) *jen.File {
 	f.ImportName(runtimePkg, "runtime")
 	f.ImportAlias(kruntimePkg, kruntimeName)
 	f.ImportName(restPkg, "rest")
+	f.ImportName(syncersetPkg, "syncerset")
 	return f
 }
 

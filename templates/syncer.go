@@ -37,6 +37,16 @@ func syncerFile(f *jen.File, _ *generators.Package, r *generators.Resource) {
 		jen.Return(jen.Op("&").Id(k+"Syncer").Values(jen.Dict{jen.Id("Syncer"): jen.Id("s")}), jen.Nil()),
 	)
 	f.Line()
+	doc(f, "%sSyncerIn returns the %sSyncer of set for opts, adding it to the set on\nthe first request: the same options give the same runtime.Syncer. The set\nstarts it with the others and shares its connection; see syncerset.Add.", k, k)
+	f.Func().Id(k+"SyncerIn").Params(
+		jen.Id("set").Op("*").Qual(syncersetPkg, "Set"),
+		jen.Id("opts").Op("...").Qual(runtimePkg, "Option"),
+	).Params(jen.Op("*").Id(k+"Syncer"), jen.Error()).Block(
+		jen.List(jen.Id("s"), jen.Err()).Op(":=").Qual(syncersetPkg, "Add").Types(obj(r)).Call(jen.Id("set"), jen.Id(k+"Resource"), withOptions(r)),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.Return(jen.Op("&").Id(k+"Syncer").Values(jen.Dict{jen.Id("Syncer"): jen.Id("s")}), jen.Nil()),
+	)
+	f.Line()
 	doc(f, "Store returns the syncer's local copy of %s.", r.Resource)
 	f.Func().Params(jen.Id("s").Op("*").Id(k + "Syncer")).Id("Store").Params().Id(k + "Store").Block(
 		jen.Return(jen.Id(k + "Store").Values(jen.Dict{jen.Id("Store"): jen.Id("s").Dot("Syncer").Dot("Store").Call()})),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/syncer-gen/syncer-gen/examples/internal/progress"
 	"github.com/syncer-gen/syncer-gen/runtime"
@@ -17,15 +18,7 @@ import (
 func follow[T runtime.Object](ctx context.Context, cfg *rest.Config, s *runtime.Syncer[T], o options,
 	stdout, stderr io.Writer, describe func(T) string, summary func(io.Writer)) error {
 	res := s.Resource()
-	ns := ""
-	if res.Namespaced {
-		ns = o.namespace
-	}
-	total, err := progress.Estimate(ctx, cfg, res.GroupVersionResource(), ns)
-	if err != nil {
-		return err
-	}
-	bar := progress.New(stderr, "syncing "+res.Resource, total)
+	bar := progress.New(stderr, "syncing "+res.Resource, -1)
 	p := newPrinter(s, bar, !o.once, stdout, stderr, describe, summary)
 	s.AddHandler(p)
 
@@ -33,6 +26,7 @@ func follow[T runtime.Object](ctx context.Context, cfg *rest.Config, s *runtime.
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- s.Run(ctx) }()
+	go progress.Follow(ctx, bar, s.Progress, 100*time.Millisecond)
 	if err := s.WaitForSync(ctx); err != nil {
 		cancel()
 		<-done

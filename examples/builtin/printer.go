@@ -24,6 +24,7 @@ type printer[T runtime.Object] struct {
 	summary   func(io.Writer)
 	len       func() int
 	mode      func() runtime.Mode
+	progress  func() runtime.Progress
 	started   time.Time
 	synced    bool
 	err       error // last OnError, for the message when the sync never completes
@@ -45,6 +46,7 @@ func newPrinter[T runtime.Object](s *runtime.Syncer[T], bar *progress.Bar, live 
 		summary:  summary,
 		len:      s.Store().Len,
 		mode:     s.Mode,
+		progress: s.Progress,
 		started:  time.Now(),
 	}
 }
@@ -59,8 +61,7 @@ func (p *printer[T]) OnResyncStarted() {
 
 func (p *printer[T]) OnAdd(obj T) {
 	if !p.synced {
-		p.bar.Add(1)
-		return
+		return // the bar follows the syncer's Progress
 	}
 	p.event("added", obj)
 }
@@ -84,6 +85,7 @@ func (p *printer[T]) OnSync() {
 	}
 	took := time.Since(p.started)
 	p.synced = true
+	p.bar.Update(p.progress())
 	p.bar.Finish()
 	if p.summary != nil {
 		p.summary(p.out)

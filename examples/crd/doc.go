@@ -5,9 +5,18 @@
 // typed indexes of its store (ByOwner, ByColor).
 //
 //	crd [--kubeconfig PATH] [--namespace NS] [--install-crd] [--once]
+//	crd --reconcile [--metrics-addr HOST:PORT] [--sync-timeout D] [--kubeconfig PATH] [--namespace NS]
 //
 // A progress bar on stderr follows the initial sync; then it prints the
 // synced line and how many widgets each owner and color has, and (without
 // --once) a line for every widget added, updated or deleted, until SIGINT
 // or SIGTERM.
+//
+// With --reconcile it is a small controller instead (controller.go): a
+// syncerset.Set holds the widget syncer (WidgetSyncerIn), a queue.Enqueue
+// handler feeds widget keys into client-go's rate-limited work queue, and
+// two workers set each widget's status.phase (status subresource) to Ready
+// or Pending from its spec, read from the store by key, retrying failures
+// (conflicts) with the queue's rate limiter. --metrics-addr serves the
+// prometheusmetrics collectors at /metrics.
 package main

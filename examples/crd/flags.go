@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"io"
+	"time"
 )
 
 // options are the command-line flags.
@@ -11,6 +12,10 @@ type options struct {
 	namespace  string
 	installCRD bool
 	once       bool
+	// The controller (--reconcile).
+	reconcile   bool
+	metricsAddr string
+	syncTimeout time.Duration
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -21,6 +26,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.namespace, "namespace", "", "namespace to sync (default: all)")
 	fs.BoolVar(&o.installCRD, "install-crd", false, "apply the widgets CRD and wait until it is established first")
 	fs.BoolVar(&o.once, "once", false, "exit after the initial sync")
+	fs.BoolVar(&o.reconcile, "reconcile", false, "run as a controller: set each widget's status.phase from its spec")
+	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "with --reconcile: serve Prometheus metrics at this address's /metrics (e.g. 127.0.0.1:8080)")
+	fs.DurationVar(&o.syncTimeout, "sync-timeout", time.Minute, "with --reconcile: how long to wait for the initial sync")
 	if err := fs.Parse(args); err != nil {
 		return o, usageError{err}
 	}

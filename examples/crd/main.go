@@ -14,7 +14,6 @@ import (
 	shopsyncers "github.com/syncer-gen/syncer-gen/examples/crd/syncers/shop/v1alpha1"
 	"github.com/syncer-gen/syncer-gen/examples/internal/progress"
 	"github.com/syncer-gen/syncer-gen/runtime"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
@@ -49,14 +48,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintln(stderr, "CRD widgets.shop.example.com applied and established")
 	}
-	total, err := progress.Estimate(ctx, cfg, shopsyncers.WidgetResource.GroupVersionResource(), o.namespace)
-	if apierrors.IsNotFound(err) {
-		return fmt.Errorf("the server does not serve widgets.shop.example.com: install the CRD (--install-crd): %w", err)
+	if o.reconcile {
+		return runController(ctx, cfg, o, stdout, stderr)
 	}
-	if err != nil {
-		return err
-	}
-
 	// The generated syncer: its store already has the owner and color
 	// indexes the markers on Widget declare.
 	widgets, err := shopsyncers.NewWidgetSyncer(cfg, runtime.WithNamespace(o.namespace))
@@ -64,12 +58,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	p := &printer{
-		out:     stdout,
-		bar:     progress.New(stderr, "syncing widgets", total),
-		store:   widgets.Store(),
-		mode:    widgets.Mode,
-		live:    !o.once,
-		started: time.Now(),
+		out:      stdout,
+		bar:      progress.New(stderr, "syncing widgets", -1),
+		store:    widgets.Store(),
+		mode:     widgets.Mode,
+		progress: widgets.Progress,
+		live:     !o.once,
+		started:  time.Now(),
 	}
 	widgets.AddHandler(shopsyncers.WidgetHandlerFuncs{
 		AddFunc:    p.added,
@@ -83,6 +78,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- widgets.Run(ctx) }()
+	go progress.Follow(ctx, p.bar, widgets.Progress, 100*time.Millisecond)
 	if err := widgets.WaitForSync(ctx); err != nil {
 		cancel()
 		<-done

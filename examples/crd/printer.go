@@ -21,6 +21,7 @@ type printer struct {
 	bar      *progress.Bar
 	store    shopsyncers.WidgetStore
 	mode     func() runtime.Mode
+	progress func() runtime.Progress
 	live     bool // print live events
 	started  time.Time
 	isSynced bool
@@ -29,8 +30,7 @@ type printer struct {
 
 func (p *printer) added(w *shopv1alpha1.Widget) {
 	if !p.isSynced {
-		p.bar.Add(1)
-		return
+		return // the bar follows the syncer's Progress
 	}
 	p.printf("added widget %s owner=%s color=%s size=%d phase=%s\n",
 		runtime.KeyOf(w), w.Spec.Owner, w.Spec.Color, w.Spec.Size, show(w.Status.Phase))
@@ -50,6 +50,7 @@ func (p *printer) synced() {
 		return
 	}
 	p.isSynced = true
+	p.bar.Update(p.progress())
 	p.bar.Finish()
 	fmt.Fprintf(p.out, "synced %d widgets in %.2fs mode=%s\n",
 		p.store.Len(), time.Since(p.started).Seconds(), p.mode())

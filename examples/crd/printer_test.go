@@ -24,12 +24,13 @@ func TestPrinterWithWidgetDriver(t *testing.T) {
 	s, d := shopsyncers.NewWidgetDriver()
 	var out, errs bytes.Buffer
 	p := &printer{
-		out:     &out,
-		bar:     progress.New(&errs, "syncing widgets", 3, progress.WithTerminal(false)),
-		store:   s.Store(),
-		mode:    s.Mode,
-		live:    true,
-		started: time.Now(),
+		out:      &out,
+		bar:      progress.New(&errs, "syncing widgets", 3, progress.WithTerminal(false)),
+		store:    s.Store(),
+		mode:     s.Mode,
+		progress: s.Progress,
+		live:     true,
+		started:  time.Now(),
 	}
 	s.AddHandler(shopsyncers.WidgetHandlerFuncs{
 		AddFunc: p.added, UpdateFunc: p.updated, DeleteFunc: p.deleted, SyncFunc: p.synced, ErrorFunc: p.failed,

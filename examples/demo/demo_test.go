@@ -66,6 +66,9 @@ func TestDemo(t *testing.T) {
 		"\nupdated widget demo/live-2 phase=\"\"→Ready\n",
 		"\ndeleted widget demo/live-1\n",
 		"ok each of the 5 changes printed live; crd exited 0 on SIGINT",
+		"\nreconciled 81 widgets: ",
+		"\ndemo/widget-00000: Pending\n",
+		`ok the controller reconciled the change and served syncer_objects{resource="widgets.shop.example.com/v1alpha1"} 81`,
 		"ok kube-apiserver and etcd stopped",
 		"ok demo done in ",
 	} {

@@ -9,7 +9,10 @@
 //     initial sync, then its synced line;
 //  6. runs `crd` live: it syncs, then the demo adds, updates and deletes a
 //     few widgets and the example prints each event as it arrives;
-//  7. stops everything it started, and exits 0.
+//  7. runs `crd --reconcile --metrics-addr`: a controller sets every
+//     widget's status.phase, then reconciles a change of spec the demo
+//     makes; the demo scrapes its /metrics;
+//  8. stops everything it started, and exits 0.
 //
 // It synchronises on what the examples print (their stdout is read line by
 // line, with deadlines), never on sleeps. On any failure it says which step

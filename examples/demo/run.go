@@ -47,6 +47,7 @@ func run(ctx context.Context, o options, u *ui) (err error) {
 		{"Building examples/builtin and examples/crd", d.build},
 		{"examples/builtin: sync every ConfigMap once", d.runBuiltin},
 		{"examples/crd: sync the widgets, then follow them live", d.runCRD},
+		{"examples/crd --reconcile: a controller writes each widget's status; /metrics", d.runController},
 	}
 	for i, s := range steps {
 		u.step("%s", s.title)

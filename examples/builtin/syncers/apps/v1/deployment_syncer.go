@@ -8,6 +8,7 @@ package v1
 
 import (
 	"github.com/syncer-gen/syncer-gen/runtime"
+	"github.com/syncer-gen/syncer-gen/syncerset"
 	appsv1 "k8s.io/api/apps/v1"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
@@ -35,6 +36,17 @@ type DeploymentSyncer struct {
 // The markers declare the indexes behind ByApp; opts come after them.
 func NewDeploymentSyncer(cfg *rest.Config, opts ...runtime.Option) (*DeploymentSyncer, error) {
 	s, err := runtime.New[*appsv1.Deployment](cfg, DeploymentResource, deploymentOptions(opts)...)
+	if err != nil {
+		return nil, err
+	}
+	return &DeploymentSyncer{Syncer: s}, nil
+}
+
+// DeploymentSyncerIn returns the DeploymentSyncer of set for opts, adding it to the set on
+// the first request: the same options give the same runtime.Syncer. The set
+// starts it with the others and shares its connection; see syncerset.Add.
+func DeploymentSyncerIn(set *syncerset.Set, opts ...runtime.Option) (*DeploymentSyncer, error) {
+	s, err := syncerset.Add[*appsv1.Deployment](set, DeploymentResource, deploymentOptions(opts)...)
 	if err != nil {
 		return nil, err
 	}

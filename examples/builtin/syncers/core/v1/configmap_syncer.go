@@ -8,6 +8,7 @@ package v1
 
 import (
 	"github.com/syncer-gen/syncer-gen/runtime"
+	"github.com/syncer-gen/syncer-gen/syncerset"
 	corev1 "k8s.io/api/core/v1"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
@@ -34,6 +35,17 @@ type ConfigMapSyncer struct {
 // NewConfigMapSyncer returns a ConfigMapSyncer that talks to the server of cfg.
 func NewConfigMapSyncer(cfg *rest.Config, opts ...runtime.Option) (*ConfigMapSyncer, error) {
 	s, err := runtime.New[*corev1.ConfigMap](cfg, ConfigMapResource, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &ConfigMapSyncer{Syncer: s}, nil
+}
+
+// ConfigMapSyncerIn returns the ConfigMapSyncer of set for opts, adding it to the set on
+// the first request: the same options give the same runtime.Syncer. The set
+// starts it with the others and shares its connection; see syncerset.Add.
+func ConfigMapSyncerIn(set *syncerset.Set, opts ...runtime.Option) (*ConfigMapSyncer, error) {
+	s, err := syncerset.Add[*corev1.ConfigMap](set, ConfigMapResource, opts...)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ package v1
 
 import (
 	"github.com/syncer-gen/syncer-gen/runtime"
+	"github.com/syncer-gen/syncer-gen/syncerset"
 	corev1 "k8s.io/api/core/v1"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
@@ -35,6 +36,17 @@ type NodeSyncer struct {
 // The markers declare the indexes behind ByZone; opts come after them.
 func NewNodeSyncer(cfg *rest.Config, opts ...runtime.Option) (*NodeSyncer, error) {
 	s, err := runtime.New[*corev1.Node](cfg, NodeResource, nodeOptions(opts)...)
+	if err != nil {
+		return nil, err
+	}
+	return &NodeSyncer{Syncer: s}, nil
+}
+
+// NodeSyncerIn returns the NodeSyncer of set for opts, adding it to the set on
+// the first request: the same options give the same runtime.Syncer. The set
+// starts it with the others and shares its connection; see syncerset.Add.
+func NodeSyncerIn(set *syncerset.Set, opts ...runtime.Option) (*NodeSyncer, error) {
+	s, err := syncerset.Add[*corev1.Node](set, NodeResource, nodeOptions(opts)...)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ package v1
 
 import (
 	"github.com/syncer-gen/syncer-gen/runtime"
+	"github.com/syncer-gen/syncer-gen/syncerset"
 	corev1 "k8s.io/api/core/v1"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
@@ -35,6 +36,17 @@ type PodSyncer struct {
 // The markers declare the indexes behind ByNodeName, ByPhase and runtime.WithStripManagedFields(); opts come after them.
 func NewPodSyncer(cfg *rest.Config, opts ...runtime.Option) (*PodSyncer, error) {
 	s, err := runtime.New[*corev1.Pod](cfg, PodResource, podOptions(opts)...)
+	if err != nil {
+		return nil, err
+	}
+	return &PodSyncer{Syncer: s}, nil
+}
+
+// PodSyncerIn returns the PodSyncer of set for opts, adding it to the set on
+// the first request: the same options give the same runtime.Syncer. The set
+// starts it with the others and shares its connection; see syncerset.Add.
+func PodSyncerIn(set *syncerset.Set, opts ...runtime.Option) (*PodSyncer, error) {
+	s, err := syncerset.Add[*corev1.Pod](set, PodResource, podOptions(opts)...)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ package v1alpha1
 import (
 	shopv1alpha1 "github.com/syncer-gen/syncer-gen/examples/crd/api/shop/v1alpha1"
 	"github.com/syncer-gen/syncer-gen/runtime"
+	"github.com/syncer-gen/syncer-gen/syncerset"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 )
@@ -35,6 +36,17 @@ type WidgetSyncer struct {
 // The markers declare the indexes behind ByColor, ByOwner; opts come after them.
 func NewWidgetSyncer(cfg *rest.Config, opts ...runtime.Option) (*WidgetSyncer, error) {
 	s, err := runtime.New[*shopv1alpha1.Widget](cfg, WidgetResource, widgetOptions(opts)...)
+	if err != nil {
+		return nil, err
+	}
+	return &WidgetSyncer{Syncer: s}, nil
+}
+
+// WidgetSyncerIn returns the WidgetSyncer of set for opts, adding it to the set on
+// the first request: the same options give the same runtime.Syncer. The set
+// starts it with the others and shares its connection; see syncerset.Add.
+func WidgetSyncerIn(set *syncerset.Set, opts ...runtime.Option) (*WidgetSyncer, error) {
+	s, err := syncerset.Add[*shopv1alpha1.Widget](set, WidgetResource, widgetOptions(opts)...)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ package v1
 import (
 	fleetv1 "github.com/syncer-gen/syncer-gen/internal/golden/api/fleet/v1"
 	"github.com/syncer-gen/syncer-gen/runtime"
+	"github.com/syncer-gen/syncer-gen/syncerset"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 )
@@ -34,6 +35,17 @@ type CactusSyncer struct {
 // NewCactusSyncer returns a CactusSyncer that talks to the server of cfg.
 func NewCactusSyncer(cfg *rest.Config, opts ...runtime.Option) (*CactusSyncer, error) {
 	s, err := runtime.New[*fleetv1.Cactus](cfg, CactusResource, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &CactusSyncer{Syncer: s}, nil
+}
+
+// CactusSyncerIn returns the CactusSyncer of set for opts, adding it to the set on
+// the first request: the same options give the same runtime.Syncer. The set
+// starts it with the others and shares its connection; see syncerset.Add.
+func CactusSyncerIn(set *syncerset.Set, opts ...runtime.Option) (*CactusSyncer, error) {
+	s, err := syncerset.Add[*fleetv1.Cactus](set, CactusResource, opts...)
 	if err != nil {
 		return nil, err
 	}

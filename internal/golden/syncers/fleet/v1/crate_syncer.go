@@ -9,6 +9,7 @@ package v1
 import (
 	fleetv1 "github.com/syncer-gen/syncer-gen/internal/golden/api/fleet/v1"
 	"github.com/syncer-gen/syncer-gen/runtime"
+	"github.com/syncer-gen/syncer-gen/syncerset"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 )
@@ -35,6 +36,17 @@ type CrateSyncer struct {
 // The markers declare the indexes behind ByOwner; opts come after them.
 func NewCrateSyncer(cfg *rest.Config, opts ...runtime.Option) (*CrateSyncer, error) {
 	s, err := runtime.New[*fleetv1.Crate](cfg, CrateResource, crateOptions(opts)...)
+	if err != nil {
+		return nil, err
+	}
+	return &CrateSyncer{Syncer: s}, nil
+}
+
+// CrateSyncerIn returns the CrateSyncer of set for opts, adding it to the set on
+// the first request: the same options give the same runtime.Syncer. The set
+// starts it with the others and shares its connection; see syncerset.Add.
+func CrateSyncerIn(set *syncerset.Set, opts ...runtime.Option) (*CrateSyncer, error) {
+	s, err := syncerset.Add[*fleetv1.Crate](set, CrateResource, crateOptions(opts)...)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ package v1
 import (
 	thingsv1 "github.com/syncer-gen/syncer-gen/internal/golden/api/things/v1"
 	"github.com/syncer-gen/syncer-gen/runtime"
+	"github.com/syncer-gen/syncer-gen/syncerset"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 )
@@ -34,6 +35,17 @@ type DatumSyncer struct {
 // NewDatumSyncer returns a DatumSyncer that talks to the server of cfg.
 func NewDatumSyncer(cfg *rest.Config, opts ...runtime.Option) (*DatumSyncer, error) {
 	s, err := runtime.New[*thingsv1.Datum](cfg, DatumResource, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &DatumSyncer{Syncer: s}, nil
+}
+
+// DatumSyncerIn returns the DatumSyncer of set for opts, adding it to the set on
+// the first request: the same options give the same runtime.Syncer. The set
+// starts it with the others and shares its connection; see syncerset.Add.
+func DatumSyncerIn(set *syncerset.Set, opts ...runtime.Option) (*DatumSyncer, error) {
+	s, err := syncerset.Add[*thingsv1.Datum](set, DatumResource, opts...)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ package v1
 import (
 	thingsv1 "github.com/syncer-gen/syncer-gen/internal/golden/api/things/v1"
 	"github.com/syncer-gen/syncer-gen/runtime"
+	"github.com/syncer-gen/syncer-gen/syncerset"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 )
@@ -35,6 +36,17 @@ type GadgetSyncer struct {
 // The markers declare the indexes behind ByKind, ByLevel, ByOwner, ByParent, ByPhase, ByPort, ByReady, ByReplicas, ByTags, ByTeam, ByZone and runtime.WithStripManagedFields(); opts come after them.
 func NewGadgetSyncer(cfg *rest.Config, opts ...runtime.Option) (*GadgetSyncer, error) {
 	s, err := runtime.New[*thingsv1.Gadget](cfg, GadgetResource, gadgetOptions(opts)...)
+	if err != nil {
+		return nil, err
+	}
+	return &GadgetSyncer{Syncer: s}, nil
+}
+
+// GadgetSyncerIn returns the GadgetSyncer of set for opts, adding it to the set on
+// the first request: the same options give the same runtime.Syncer. The set
+// starts it with the others and shares its connection; see syncerset.Add.
+func GadgetSyncerIn(set *syncerset.Set, opts ...runtime.Option) (*GadgetSyncer, error) {
+	s, err := syncerset.Add[*thingsv1.Gadget](set, GadgetResource, gadgetOptions(opts)...)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a bytes.Buffer safe for the controller's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// eventually polls f until it returns "" or the deadline passes, then fails
+// with its last complaint.
+func eventually(t *testing.T, d time.Duration, f func() string) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		msg := f()
+		if msg == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal(msg)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// The controller on the real server: every widget's status follows its
+// spec, a change of spec is reconciled again, and /metrics tells the
+// widget count and the queue handler's calls.
+func TestController(t *testing.T) {
+	const n = 30
+	_, kubeconfig, widgets := setup(t, "controller", n)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	addr := freeAddr(t)
+	var stdout, stderr syncBuffer
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		done <- run(runCtx, []string{"--kubeconfig", kubeconfig, "--namespace", "controller", "--reconcile", "--metrics-addr", addr}, &stdout, &stderr)
+	}()
+	defer func() {
+		stop()
+		if err := <-done; err != nil {
+			t.Errorf("run: %v\nstderr: %s", err, stderr.String())
+		}
+	}()
+
+	// Every fixture widget has an owner and a size: all become Ready.
+	eventually(t, time.Minute, func() string {
+		for i := range n {
+			name := fmt.Sprintf("widget-%05d", i)
+			w, err := widgets.Get(ctx, name)
+			if err != nil {
+				return err.Error()
+			}
+			if w.Status.Phase != "Ready" {
+				return fmt.Sprintf("%s is %q, want Ready; stderr: %s", name, w.Status.Phase, stderr.String())
+			}
+		}
+		return ""
+	})
+
+	eventually(t, 30*time.Second, func() string {
+		if !strings.Contains(stdout.String(), fmt.Sprintf("reconciled %d widgets: ", n)) {
+			return "no line for the first pass:\n" + stdout.String()
+		}
+		return ""
+	})
+
+	// Take widget 3's owner away: it goes back to Pending.
+	w, err := widgets.Get(ctx, "widget-00003")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Spec.Owner = ""
+	if _, err := widgets.Update(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, time.Minute, func() string {
+		w, err := widgets.Get(ctx, "widget-00003")
+		if err != nil {
+			return err.Error()
+		}
+		if w.Status.Phase != "Pending" {
+			return fmt.Sprintf("widget-00003 without an owner is %q, want Pending", w.Status.Phase)
+		}
+		return ""
+	})
+	if !strings.Contains(stdout.String(), "controller/widget-00003: Pending") {
+		t.Errorf("stdout does not report the reconcile:\n%s", stdout.String())
+	}
+
+	// The scrape.
+	body := scrape(t, "http://"+addr+"/metrics")
+	for _, want := range []string{
+		fmt.Sprintf(`syncer_objects{resource="widgets.shop.example.com/v1alpha1"} %d`, n),
+		`syncer_syncs_total{mode="watchlist",resource="widgets.shop.example.com/v1alpha1"} 1`,
+		`syncer_handler_latency_seconds_count{handler="queue",resource="widgets.shop.example.com/v1alpha1"}`,
+		`syncer_events_total{resource="widgets.shop.example.com/v1alpha1",type="modified"}`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics has no %s", want)
+		}
+	}
+}
+
+func scrape(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d %v", url, resp.StatusCode, err)
+	}
+	return string(b)
+}

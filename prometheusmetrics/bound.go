@@ -1,0 +1,119 @@
+package prometheusmetrics
+
+import (
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/syncer-gen/syncer-gen/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// For returns the runtime.Metrics of one syncer: every series it feeds has
+// the label resource=resource (runtime.Resource.String() reads well, e.g.
+// "widgets.shop.example.com/v1alpha1"). Two syncers may share a resource
+// name; their counts add up.
+func (m *Metrics) For(resource string) runtime.Metrics {
+	l := prometheus.Labels{"resource": resource}
+	b := &bound{
+		m:              m,
+		resource:       resource,
+		events:         map[watch.EventType]prometheus.Counter{},
+		syncs:          m.syncs.MustCurryWith(l),
+		syncDuration:   m.syncDuration.MustCurryWith(l),
+		syncObjects:    m.syncObjects.With(l),
+		errors:         m.errors.MustCurryWith(l),
+		mode:           m.mode.MustCurryWith(l),
+		relists:        m.relists.MustCurryWith(l),
+		reconnects:     m.reconnects.MustCurryWith(l),
+		objects:        m.objects.With(l),
+		queueDepth:     m.queueDepth.MustCurryWith(l),
+		handlerWait:    m.handlerWait.MustCurryWith(l),
+		handlerLatency: m.handlerLatency.MustCurryWith(l),
+		handlerPanics:  m.handlerPanics.MustCurryWith(l),
+	}
+	// EventReceived is called for every object: look its counters up once.
+	for _, t := range []watch.EventType{watch.Added, watch.Modified, watch.Deleted, watch.Bookmark, watch.Error} {
+		b.events[t] = m.events.WithLabelValues(resource, lower(string(t)))
+	}
+	return b
+}
+
+// bound is Metrics bound to one resource. Its maps are filled before use
+// and only read after, so it is safe for concurrent use.
+type bound struct {
+	m              *Metrics
+	resource       string
+	events         map[watch.EventType]prometheus.Counter
+	syncs          *prometheus.CounterVec
+	syncDuration   prometheus.ObserverVec
+	syncObjects    prometheus.Gauge
+	errors         *prometheus.CounterVec
+	mode           *prometheus.GaugeVec
+	relists        *prometheus.CounterVec
+	reconnects     *prometheus.CounterVec
+	objects        prometheus.Gauge
+	queueDepth     *prometheus.GaugeVec
+	handlerWait    prometheus.ObserverVec
+	handlerLatency prometheus.ObserverVec
+	handlerPanics  *prometheus.CounterVec
+}
+
+var _ runtime.Metrics = (*bound)(nil)
+
+func lower(s string) string { return strings.ToLower(s) }
+
+// EventReceived implements runtime.Metrics.
+func (b *bound) EventReceived(t watch.EventType) {
+	if c, ok := b.events[t]; ok {
+		c.Inc()
+		return
+	}
+	b.m.events.WithLabelValues(b.resource, lower(string(t))).Inc()
+}
+
+// Synced implements runtime.Metrics.
+func (b *bound) Synced(mode runtime.Mode, objects int, took time.Duration) {
+	b.syncs.WithLabelValues(mode.String()).Inc()
+	b.syncDuration.WithLabelValues(mode.String()).Observe(took.Seconds())
+	b.syncObjects.Set(float64(objects))
+}
+
+// Error implements runtime.Metrics.
+func (b *bound) Error(kind runtime.ErrorKind) { b.errors.WithLabelValues(kind.String()).Inc() }
+
+// ModeChanged implements runtime.Metrics.
+func (b *bound) ModeChanged(mode runtime.Mode) {
+	for _, m := range []runtime.Mode{runtime.ModeWatchList, runtime.ModeList} {
+		v := 0.0
+		if m == mode {
+			v = 1
+		}
+		b.mode.WithLabelValues(m.String()).Set(v)
+	}
+}
+
+// Relisted implements runtime.Metrics.
+func (b *bound) Relisted(reason runtime.Reason) { b.relists.WithLabelValues(string(reason)).Inc() }
+
+// Reconnected implements runtime.Metrics.
+func (b *bound) Reconnected(reason runtime.Reason) {
+	b.reconnects.WithLabelValues(string(reason)).Inc()
+}
+
+// ObjectsStored implements runtime.Metrics.
+func (b *bound) ObjectsStored(n int) { b.objects.Set(float64(n)) }
+
+// HandlerQueueDepth implements runtime.Metrics.
+func (b *bound) HandlerQueueDepth(handler string, depth int) {
+	b.queueDepth.WithLabelValues(handler).Set(float64(depth))
+}
+
+// HandlerCalled implements runtime.Metrics.
+func (b *bound) HandlerCalled(handler string, waited, took time.Duration) {
+	b.handlerWait.WithLabelValues(handler).Observe(waited.Seconds())
+	b.handlerLatency.WithLabelValues(handler).Observe(took.Seconds())
+}
+
+// HandlerPanicked implements runtime.Metrics.
+func (b *bound) HandlerPanicked(handler string) { b.handlerPanics.WithLabelValues(handler).Inc() }

@@ -1,0 +1,112 @@
+package prometheusmetrics
+
+import (
+	"errors"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Metrics holds the collectors shared by every syncer of a program. Bind it
+// to a syncer with For.
+type Metrics struct {
+	events         *prometheus.CounterVec
+	syncs          *prometheus.CounterVec
+	syncDuration   *prometheus.HistogramVec
+	syncObjects    *prometheus.GaugeVec
+	errors         *prometheus.CounterVec
+	mode           *prometheus.GaugeVec
+	relists        *prometheus.CounterVec
+	reconnects     *prometheus.CounterVec
+	objects        *prometheus.GaugeVec
+	queueDepth     *prometheus.GaugeVec
+	handlerWait    *prometheus.HistogramVec
+	handlerLatency *prometheus.HistogramVec
+	handlerPanics  *prometheus.CounterVec
+}
+
+// Option configures New.
+type Option func(*options)
+
+type options struct {
+	namespace string
+}
+
+// WithNamespace prefixes every metric name, e.g. "shop" makes
+// shop_syncer_events_total (default: no prefix).
+func WithNamespace(ns string) Option { return func(o *options) { o.namespace = ns } }
+
+// New makes the collectors and registers them on reg. It fails when one of
+// them is already registered there (New called twice on one Registerer).
+func New(reg prometheus.Registerer, opts ...Option) (*Metrics, error) {
+	if reg == nil {
+		return nil, errors.New("prometheusmetrics.New: nil Registerer (use prometheus.DefaultRegisterer or a prometheus.NewRegistry())")
+	}
+	var o options
+	for _, f := range opts {
+		f(&o)
+	}
+	ns := o.namespace
+	counter := func(name, help string, labels ...string) *prometheus.CounterVec {
+		return prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Subsystem: "syncer", Name: name, Help: help}, labels)
+	}
+	gauge := func(name, help string, labels ...string) *prometheus.GaugeVec {
+		return prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: ns, Subsystem: "syncer", Name: name, Help: help}, labels)
+	}
+	histogram := func(name, help string, buckets []float64, labels ...string) *prometheus.HistogramVec {
+		return prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: ns, Subsystem: "syncer", Name: name, Help: help, Buckets: buckets}, labels)
+	}
+	// Syncs take from milliseconds (a few objects) to minutes (a large
+	// cluster over LIST); handler calls from microseconds up.
+	syncBuckets := prometheus.ExponentialBuckets(0.005, 2, 17)   // 5ms .. ~5.5m
+	handlerBuckets := prometheus.ExponentialBuckets(1e-6, 4, 14) // 1µs .. ~67s
+	m := &Metrics{
+		events:         counter("events_total", "Events read from watch streams and LIST pages, by type.", "resource", "type"),
+		syncs:          counter("syncs_total", "Full (re)syncs completed, by how the initial state was read.", "resource", "mode"),
+		syncDuration:   histogram("sync_duration_seconds", "How long each full (re)sync took, in seconds.", syncBuckets, "resource", "mode"),
+		syncObjects:    gauge("sync_objects", "Objects in the last completed full (re)sync.", "resource"),
+		errors:         counter("errors_total", "Failures of list and watch requests and streams, by kind.", "resource", "kind"),
+		mode:           gauge("mode", "1 for the mode the syncer reads the initial state with, 0 for the other.", "resource", "mode"),
+		relists:        counter("relists_total", "Full resyncs started, by reason.", "resource", "reason"),
+		reconnects:     counter("reconnects_total", "Watches that ended and were opened again, by reason.", "resource", "reason"),
+		objects:        gauge("objects", "Objects in the syncer's store.", "resource"),
+		queueDepth:     gauge("handler_queue_depth", "Calls waiting for a handler.", "resource", "handler"),
+		handlerWait:    histogram("handler_wait_seconds", "Time from an event's arrival to the handler call that delivers it, in seconds.", handlerBuckets, "resource", "handler"),
+		handlerLatency: histogram("handler_latency_seconds", "How long each handler call took, in seconds.", handlerBuckets, "resource", "handler"),
+		handlerPanics:  counter("handler_panics_total", "Handler calls that panicked.", "resource", "handler"),
+	}
+	for _, c := range m.collectors() {
+		if err := reg.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// MustNew is New that panics on an error, for package-level variables.
+func MustNew(reg prometheus.Registerer, opts ...Option) *Metrics {
+	m, err := New(reg, opts...)
+	if err != nil {
+		panic(err)
+	}
+	return m
+}
+
+func (m *Metrics) collectors() []prometheus.Collector {
+	return []prometheus.Collector{
+		m.events, m.syncs, m.syncDuration, m.syncObjects, m.errors, m.mode, m.relists,
+		m.reconnects, m.objects, m.queueDepth, m.handlerWait, m.handlerLatency, m.handlerPanics,
+	}
+}
+
+// Forget deletes every series of resource, for a syncer that is gone for
+// good (a program that syncs resources it discovers, say).
+func (m *Metrics) Forget(resource string) {
+	l := prometheus.Labels{"resource": resource}
+	for _, c := range m.collectors() {
+		if v, ok := c.(interface {
+			DeletePartialMatch(prometheus.Labels) int
+		}); ok {
+			v.DeletePartialMatch(l)
+		}
+	}
+}

@@ -1,0 +1,32 @@
+// Package prometheusmetrics implements runtime.Metrics with Prometheus
+// collectors, so that the runtime itself does not import Prometheus.
+//
+// One Metrics value holds the collectors and is registered once on the
+// Registerer the program gives; For binds it to one syncer's resource, and
+// every syncer of the program shares the same series under its own
+// resource label:
+//
+//	m, err := prometheusmetrics.New(prometheus.DefaultRegisterer)
+//	...
+//	widgets, err := shopsyncers.NewWidgetSyncer(cfg, runtime.WithMetrics(m.For("widgets.shop.example.com/v1alpha1")))
+//
+// The names follow client-go's workqueue and controller-runtime's metrics:
+// counters end in _total, durations are histograms in seconds.
+//
+//	syncer_events_total{resource,type}                 events read from streams and LIST pages
+//	syncer_syncs_total{resource,mode}                  (re)syncs completed, by mode
+//	syncer_sync_duration_seconds{resource,mode}        how long each took
+//	syncer_sync_objects{resource}                      objects in the last completed sync
+//	syncer_errors_total{resource,kind}                 failures, by runtime.ErrorKind
+//	syncer_mode{resource,mode}                         1 for the mode in use, 0 for the other
+//	syncer_relists_total{resource,reason}              full resyncs started, by reason
+//	syncer_reconnects_total{resource,reason}           watches ended and reopened, by reason
+//	syncer_objects{resource}                           objects in the store
+//	syncer_handler_queue_depth{resource,handler}       calls waiting for a handler
+//	syncer_handler_wait_seconds{resource,handler}      from an event's arrival to its call
+//	syncer_handler_latency_seconds{resource,handler}   how long each call took
+//	syncer_handler_panics_total{resource,handler}      calls that panicked
+//
+// The event type and every other label value are lower case ("added",
+// "watchlist", "forbidden", "expired").
+package prometheusmetrics

@@ -1,0 +1,14 @@
+package runtime
+
+// report records err as the Syncer's last error and hands it to the
+// handlers' OnError.
+func (s *Syncer[T]) report(err *SyncError) {
+	s.lastErr.Store(err)
+	s.cache.fail(err)
+}
+
+// LastError returns the last failure the Syncer reported to OnError, or nil
+// if there was none. It stays after the Syncer recovers: read it with
+// HasSynced to tell why a Syncer has not synced (a set of syncers names it
+// in its timeout error). It may be called from any goroutine.
+func (s *Syncer[T]) LastError() *SyncError { return s.lastErr.Load() }
