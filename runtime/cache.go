@@ -45,17 +45,18 @@ func (c *cache[T]) addHandler(h Handler[T], opts []HandlerOption) *Registration 
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.added++
-	q := newQueue[T]()
 	reg := &Registration{
 		name:    fmt.Sprintf("handler-%d", c.added),
 		synced:  make(chan struct{}),
 		removed: make(chan struct{}),
 		done:    make(chan struct{}),
-		pending: q.len,
 	}
 	for _, o := range opts {
 		o(reg)
 	}
+	name, metrics := reg.name, c.cfg.metrics
+	q := newQueue[T](func(depth int) { metrics.HandlerQueueDepth(name, depth) })
+	reg.pending = q.len
 	d := &dispatcher[T]{reg: reg, h: h, q: q, metrics: c.cfg.metrics,
 		log: c.cfg.logger.WithValues("resource", c.cfg.resource)}
 	reg.detach = func() { c.removeHandler(d) }
@@ -185,7 +186,6 @@ func (c *cache[T]) notify(k Key, prev T, hadPrev bool, cur T, deleted bool, how 
 	now := time.Now()
 	for _, d := range c.handlers {
 		d.q.object(k, prev, hadPrev, cur, deleted, how, now)
-		c.cfg.metrics.HandlerQueueDepth(d.reg.name, d.q.len())
 	}
 }
 

@@ -26,6 +26,9 @@ type queue[T Object] struct {
 	depth      int
 	err        error // latest error not yet delivered
 	wake       chan struct{}
+	// reported is told the number of calls waiting after each change, under
+	// mu, so that reports come in the order of the changes; may be nil.
+	reported func(depth int)
 }
 
 type nodeKind uint8
@@ -59,8 +62,15 @@ type note[T Object] struct {
 	since   time.Time
 }
 
-func newQueue[T Object]() *queue[T] {
-	return &queue[T]{byKey: map[Key]*node[T]{}, wake: make(chan struct{}, 1)}
+func newQueue[T Object](reported func(depth int)) *queue[T] {
+	return &queue[T]{byKey: map[Key]*node[T]{}, wake: make(chan struct{}, 1), reported: reported}
+}
+
+// report tells reported the depth. q.mu is held.
+func (q *queue[T]) report() {
+	if q.reported != nil {
+		q.reported(q.lenLocked())
+	}
 }
 
 // object queues a change of k: prev is the state the store held before it
@@ -73,6 +83,7 @@ func (q *queue[T]) object(k Key, prev T, hadPrev bool, cur T, deleted bool, how 
 		if deleted && !n.hadOld {
 			q.unlink(n) // added and deleted before the handler saw it
 			delete(q.byKey, k)
+			q.report()
 			return
 		}
 		n.cur, n.deleted, n.how = cur, deleted, how
@@ -98,6 +109,7 @@ func (q *queue[T]) barrier(kind nodeKind, now time.Time) {
 		}
 		if p := t.prev; kind == nodeSync && p != nil && p.kind == nodeSync {
 			q.unlink(t)
+			q.report()
 			return
 		}
 	}
@@ -108,6 +120,7 @@ func (q *queue[T]) barrier(kind nodeKind, now time.Time) {
 func (q *queue[T]) fail(err error) {
 	q.mu.Lock()
 	q.err = err
+	q.report()
 	q.mu.Unlock()
 	q.signal()
 }
@@ -118,6 +131,7 @@ func (q *queue[T]) next() (n note[T], ok bool) {
 	defer q.mu.Unlock()
 	if q.err != nil {
 		n, q.err = note[T]{err: q.err}, nil
+		q.report()
 		return n, true
 	}
 	h := q.head
@@ -128,6 +142,7 @@ func (q *queue[T]) next() (n note[T], ok bool) {
 	if h.kind == nodeObject {
 		delete(q.byKey, h.key)
 	}
+	q.report()
 	return note[T]{kind: h.kind, old: h.old, cur: h.cur, hadOld: h.hadOld, deleted: h.deleted, how: h.how, since: h.since}, true
 }
 
@@ -135,6 +150,10 @@ func (q *queue[T]) next() (n note[T], ok bool) {
 func (q *queue[T]) len() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	return q.lenLocked()
+}
+
+func (q *queue[T]) lenLocked() int {
 	n := q.depth
 	if q.err != nil {
 		n++
@@ -151,6 +170,7 @@ func (q *queue[T]) append(n *node[T]) {
 	}
 	q.tail = n
 	q.depth++
+	q.report()
 	q.signal()
 }
 

@@ -94,7 +94,7 @@ func TestFoldedUpdatesDeletesAndRecreation(t *testing.T) {
 // OnSync is a barrier: a handler gets it after every object of the
 // snapshot, and only once for resyncs that changed nothing meanwhile.
 func TestSyncIsABarrier(t *testing.T) {
-	q := newQueue[*corev1.ConfigMap]()
+	q := newQueue[*corev1.ConfigMap](nil)
 	now := time.Now()
 	var none *corev1.ConfigMap
 	q.barrier(nodeResyncStarted, now)
@@ -178,5 +178,23 @@ func TestWaitForSyncWaitsForHandlers(t *testing.T) {
 	close(release)
 	if err := s.WaitForSync(context.Background()); err != nil || !reg.HasSynced() {
 		t.Fatalf("WaitForSync = %v, handler synced %v", err, reg.HasSynced())
+	}
+}
+
+// Depth reports are made under the queue's lock, in the order of the
+// changes: once drained, the last one says 0.
+func TestQueueDepthReportsFollowChanges(t *testing.T) {
+	var reports []int
+	q := newQueue[*corev1.ConfigMap](func(n int) { reports = append(reports, n) })
+	now := time.Now()
+	var none *corev1.ConfigMap
+	q.object(Key{"ns", "a"}, none, false, cm("a", "1"), false, DeletionObserved, now)
+	q.object(Key{"ns", "b"}, none, false, cm("b", "1"), false, DeletionObserved, now)
+	q.object(Key{"ns", "b"}, none, false, cm("b", "2"), true, DeletionObserved, now) // never seen: gone
+	q.fail(errors.New("x"))
+	for _, ok := q.next(); ok; _, ok = q.next() {
+	}
+	if fmt.Sprint(reports) != "[1 2 1 2 1 0]" {
+		t.Fatalf("depth reports %v", reports)
 	}
 }

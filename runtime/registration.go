@@ -128,7 +128,6 @@ func (d *dispatcher[T]) deliver(n note[T]) {
 		if n.err == nil {
 			d.metrics.HandlerCalled(d.reg.name, started.Sub(n.since), time.Since(started))
 		}
-		d.metrics.HandlerQueueDepth(d.reg.name, d.q.len())
 	}()
 	switch {
 	case n.err != nil:
