@@ -252,24 +252,11 @@ func startChecked(t *testing.T, cfg *rest.Config, ns string, opts ...runtime.Opt
 	}
 	c = newChecker(ns)
 	c.register(s)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.Run(ctx) }()
-	var once sync.Once
-	stop = func() {
-		once.Do(func() {
-			cancel()
-			select {
-			case err := <-done:
-				if err != nil {
-					t.Errorf("Run: %v", err)
-				}
-			case <-time.After(10 * time.Second):
-				t.Errorf("Run did not return 10s after its context was cancelled")
-			}
-			c.close()
-		})
-	}
+	stopRun := runSyncer(t, s)
+	stop = sync.OnceFunc(func() {
+		stopRun()
+		c.close()
+	})
 	t.Cleanup(stop)
 	return s, c, stop
 }

@@ -214,12 +214,13 @@ func startSyncer(t *testing.T, cfg *rest.Config, opts ...runtime.Option) (*runti
 }
 
 // runSyncer runs s until the test ends, checking that Run then returns.
-func runSyncer[T runtime.Object](t *testing.T, s *runtime.Syncer[T]) {
+// stop does the same earlier; it may be called more than once.
+func runSyncer[T runtime.Object](t *testing.T, s *runtime.Syncer[T]) (stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Run(ctx) }()
-	t.Cleanup(func() {
+	stop = sync.OnceFunc(func() {
 		cancel()
 		select {
 		case err := <-done:
@@ -230,6 +231,8 @@ func runSyncer[T runtime.Object](t *testing.T, s *runtime.Syncer[T]) {
 			t.Errorf("Run did not return 10s after its context was cancelled")
 		}
 	})
+	t.Cleanup(stop)
+	return stop
 }
 
 // storeMatchesServer checks that the syncer's store holds exactly what the

@@ -1,34 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/syncer-gen/syncer-gen/examples/internal/lines"
 )
-
-// syncBuffer is a bytes.Buffer safe for the demo's concurrent writers (its
-// steps and the echo of its children's output).
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // tempDir returns the demo's temporary folder named in out.
 func tempDir(t *testing.T, out string) string {
@@ -48,7 +29,7 @@ func TestDemo(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	var out syncBuffer
+	var out lines.Buffer
 	err := run(ctx, options{configMaps: 120, widgets: 80, workers: 8, namespace: "demo"}, newUI(&out, &out))
 	text := out.String()
 	if err != nil {
@@ -94,7 +75,7 @@ func TestDemoFailureStopsEverything(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	var out syncBuffer
+	var out lines.Buffer
 	err := run(ctx, options{configMaps: 1, widgets: 1, workers: 1, namespace: "Not_Valid"}, newUI(&out, &out))
 	text := out.String()
 	if err == nil || !strings.Contains(err.Error(), `step 3, Creating 1 ConfigMaps and 1 Widgets in namespace "Not_Valid": create namespace Not_Valid`) {
