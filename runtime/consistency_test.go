@@ -143,45 +143,36 @@ func TestConsistencyUnderFaults(t *testing.T) {
 	})
 
 	// A proxy drops the initial-events-end bookmark while writes flow, so
-	// the stream never goes quiet.
-	t.Run("EndBookmarkDropped", func(t *testing.T) {
-		f := prepare(t, srv, 1000, 128)
-		proxy := testbed.StartProxy(t, srv)
-		proxy.DropInitialEventsBookmark(true)
-		w := testbed.StartWriter(t, srv.Config(), f.ns, testbed.WriterOptions{Rate: writeRate, Population: 1000})
-		fault := time.Now()
-		s, c, stop := startChecked(t, proxy.Config(), f.ns, faultOptions...)
-		waitSynced(t, s, c, "behind a proxy that drops the end bookmark, with writes flowing", func() string {
-			return "bookmarks dropped: " + itoa(proxy.BookmarksDropped())
+	// the stream never goes quiet. Once with default options; once with the
+	// wait for the end bookmark bounded to 5s (WithInitialEventsTimeout), so
+	// that the fallback to LIST within the same resync is met under writes
+	// whatever the default bound: objects deleted between the last streamed
+	// event and the LIST must be swept.
+	for _, tc := range []struct {
+		name, what string
+		opts       []runtime.Option
+	}{
+		{"EndBookmarkDropped", "behind a proxy that drops the end bookmark, with writes flowing", nil},
+		{"EndBookmarkDroppedFallback", "behind a proxy that drops the end bookmark, with a 5s bound",
+			[]runtime.Option{runtime.WithInitialEventsTimeout(5 * time.Second)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := prepare(t, srv, 1000, 128)
+			proxy := testbed.StartProxy(t, srv)
+			proxy.DropInitialEventsBookmark(true)
+			w := testbed.StartWriter(t, srv.Config(), f.ns, testbed.WriterOptions{Rate: writeRate, Population: 1000})
+			fault := time.Now()
+			s, c, stop := startChecked(t, proxy.Config(), f.ns, append(faultOptions[:len(faultOptions):len(faultOptions)], tc.opts...)...)
+			waitSynced(t, s, c, tc.what, func() string {
+				return "bookmarks dropped: " + itoa(proxy.BookmarksDropped())
+			})
+			f.finish(t, s, c, stop, w, fault, func(testbed.WriterStats) {
+				if proxy.BookmarksDropped() == 0 {
+					t.Error("the proxy dropped no bookmark: the fault was not exercised")
+				}
+			})
 		})
-		f.finish(t, s, c, stop, w, fault, func(testbed.WriterStats) {
-			if proxy.BookmarksDropped() == 0 {
-				t.Error("the proxy dropped no bookmark: the fault was not exercised")
-			}
-		})
-	})
-
-	// The same, with the wait for the end bookmark bounded to 5s
-	// (WithInitialEventsTimeout), so that the fallback to LIST within the
-	// same resync is met under writes whatever the default bound: objects
-	// deleted between the last streamed event and the LIST must be swept.
-	t.Run("EndBookmarkDroppedFallback", func(t *testing.T) {
-		f := prepare(t, srv, 1000, 128)
-		proxy := testbed.StartProxy(t, srv)
-		proxy.DropInitialEventsBookmark(true)
-		w := testbed.StartWriter(t, srv.Config(), f.ns, testbed.WriterOptions{Rate: writeRate, Population: 1000})
-		fault := time.Now()
-		s, c, stop := startChecked(t, proxy.Config(), f.ns,
-			append(faultOptions, runtime.WithInitialEventsTimeout(5*time.Second))...)
-		waitSynced(t, s, c, "behind a proxy that drops the end bookmark, with a 5s bound", func() string {
-			return "bookmarks dropped: " + itoa(proxy.BookmarksDropped())
-		})
-		f.finish(t, s, c, stop, w, fault, func(testbed.WriterStats) {
-			if proxy.BookmarksDropped() == 0 {
-				t.Error("the proxy dropped no bookmark: the fault was not exercised")
-			}
-		})
-	})
+	}
 
 	// A server with the WatchList gate off refuses WatchList (422): the
 	// syncer falls back to paginated LIST + WATCH under writes.

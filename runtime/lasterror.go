@@ -1,9 +1,10 @@
 package runtime
 
-// report records err as the Syncer's last error and hands it to the
-// handlers' OnError.
+// report records err as the Syncer's last error, counts it in Metrics.Error
+// and hands it to the handlers' OnError: every failure goes through here.
 func (s *Syncer[T]) report(err *SyncError) {
 	s.lastErr.Store(err)
+	s.cfg.metrics.Error(err.Kind)
 	s.cache.fail(err)
 }
 

@@ -138,7 +138,6 @@ func (s *Syncer[T]) noBookmark(n int64, started time.Time) result {
 	s.cfg.logger.Info("no initial-events-end bookmark; completing the sync with LIST + WATCH",
 		"resource", s.res.String(), "received", n, "after", time.Since(started).Round(time.Millisecond))
 	modes.refuse(s.src.key, time.Now(), s.cfg.probeInterval)
-	s.cfg.metrics.Error(KindNoBookmark)
 	s.cfg.metrics.Relisted(ReasonNoBookmark)
 	s.report(&SyncError{Kind: KindNoBookmark, Resource: s.res.String(), Op: "watchlist", Err: errNoBookmark})
 	return result{}
@@ -156,7 +155,6 @@ func (s *Syncer[T]) cut(n int64) (result, bool) {
 		"resource", s.res.String(), "attempts", s.cuts)
 	s.cuts = 0
 	modes.refuse(s.src.key, time.Now(), s.cfg.probeInterval)
-	s.cfg.metrics.Error(KindUnavailable)
 	s.cfg.metrics.Relisted(ReasonStreamCut)
 	s.report(&SyncError{Kind: KindUnavailable, Resource: s.res.String(), Op: "watchlist", Err: errStreamCut})
 	return result{}, true
