@@ -133,12 +133,16 @@ func TestConsistencyUnderFaults(t *testing.T) {
 		waitSynced(t, s, c, "behind a proxy that cuts every stream after 300ms", func() string {
 			return "streams cut: " + itoa(proxy.StreamsCut())
 		})
-		cuts := proxy.StreamsCut()
+		// The fault is a WatchList stream that ended before its end bookmark,
+		// which the syncer reports as unavailable. The proxy's timer ends it,
+		// or, on a loaded machine, the apiserver first (it closes a watcher
+		// that falls behind): either way the syncer must have seen one.
+		cuts, ended := proxy.StreamsCut(), c.errors(runtime.KindUnavailable)
 		f.finish(t, s, c, stop, w, fault, func(testbed.WriterStats) {
-			if cuts == 0 {
-				t.Error("no stream was cut before the sync: the fault was not exercised")
+			if ended == 0 {
+				t.Errorf("no stream ended before its end bookmark: the fault was not exercised (%s)", c)
 			}
-			t.Logf("%d streams cut before the sync, %d in all", cuts, proxy.StreamsCut())
+			t.Logf("%d streams ended early before the sync (%d cut by the proxy), %d cut in all", ended, cuts, proxy.StreamsCut())
 		})
 	})
 
