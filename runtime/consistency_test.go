@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/rest"
 )
 
 // The consistency test's bounds. A syncer that is not synced syncWithin
@@ -44,7 +45,7 @@ func TestConsistencyUnderFaults(t *testing.T) {
 	t.Run("KillDuringInitialStream", func(t *testing.T) {
 		f := prepare(t, srv, 3000, 2048)
 		w := testbed.StartWriter(t, srv.Config(), f.ns, testbed.WriterOptions{Rate: writeRate, Population: 3000})
-		s, c, stop := startChecked(t, srv.Config(), f.ns, faultOptions...)
+		s, c, stop := startChecked(t, isolated(t, srv), f.ns, faultOptions...)
 		select {
 		case <-c.firstAdd:
 		case <-time.After(syncWithin):
@@ -70,7 +71,7 @@ func TestConsistencyUnderFaults(t *testing.T) {
 	t.Run("KillDuringWatch", func(t *testing.T) {
 		f := prepare(t, srv, 1000, 128)
 		w := testbed.StartWriter(t, srv.Config(), f.ns, testbed.WriterOptions{Rate: writeRate, Population: 1000})
-		s, c, stop := startChecked(t, srv.Config(), f.ns, faultOptions...)
+		s, c, stop := startChecked(t, isolated(t, srv), f.ns, faultOptions...)
 		waitSynced(t, s, c, "", nil)
 		waitLive(t, c)
 		srv.KillAPIServer()
@@ -264,3 +265,11 @@ func (f fault) finish(t *testing.T, s *runtime.Syncer[*corev1.ConfigMap], c *che
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// isolated returns a configuration for srv through a proxy that passes
+// everything: what the syncer learns of the server's modes (a fault may
+// turn WatchList off for a while) is kept per host, so the tests that share
+// srv directly are not affected by this one's faults.
+func isolated(t *testing.T, srv *testbed.Server) *rest.Config {
+	return testbed.StartProxy(t, srv).Config()
+}

@@ -55,6 +55,9 @@ func (s *Syncer[T]) watchList(ctx context.Context) (res result, fallback bool) {
 			modes.refuse(s.src.key, time.Now(), s.cfg.probeInterval)
 			return result{}, true
 		}
+		// Cuts count in a row: a server that cannot be reached (restarting,
+		// say) is another failure, and says nothing of the path's streams.
+		s.cuts = 0
 		return result{op: op, err: err}, false
 	}
 	defer w.stop()
