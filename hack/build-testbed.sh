@@ -3,13 +3,18 @@
 # into bin/ (ignored by git). Each binary is built once per version and reused.
 #
 #   hack/build-testbed.sh            build what is missing
-#   FORCE=1 hack/build-testbed.sh    rebuild both
+#   FORCE=1 hack/build-testbed.sh    rebuild everything
+#
+# KUBE_VERSIONS lists the kube-apiserver versions to build; the first is the
+# test bed's default (bin/kube-apiserver.default names it). Each is kept as
+# bin/kube-apiserver-<version>/kube-apiserver, so that the process keeps its
+# name. The others are what the suite also proves the syncer against.
 #
 # kube-apiserver comes from k8s.io/kubernetes with every staging module that
 # its go.mod replaces with ./staging/... pointed at the published v0.<minor>.<patch>.
 set -euo pipefail
 
-KUBE_VERSION="${KUBE_VERSION:-v1.36.3}"
+KUBE_VERSIONS="${KUBE_VERSIONS:-v1.37.2 v1.36.3}"
 ETCD_VERSION="${ETCD_VERSION:-v3.6.16}"
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -58,10 +63,14 @@ build_etcd() {
 	install_bin etcd "${ETCD_VERSION}"
 }
 
+# build_kube_apiserver VERSION: builds bin/kube-apiserver-VERSION/kube-apiserver.
 build_kube_apiserver() {
-	if up_to_date kube-apiserver "${KUBE_VERSION}"; then return; fi
+	local KUBE_VERSION="$1"
+	local name="kube-apiserver-${KUBE_VERSION}"
+	mkdir -p "${bin}/${name}" "${work}/${name}"
+	if up_to_date "${name}/kube-apiserver" "${KUBE_VERSION}"; then return; fi
 	log "building kube-apiserver ${KUBE_VERSION} (once; a few minutes; cached in bin/)"
-	local dir="${work}/kube-apiserver"
+	local dir="${work}/${name}"
 	local staging="v0.${KUBE_VERSION#v1.}"
 	rm -rf "${dir}" && mkdir -p "${dir}"
 	local kmod
@@ -92,11 +101,16 @@ build_kube_apiserver() {
 		cd "${dir}"
 		quiet go get "k8s.io/kubernetes/cmd/kube-apiserver@${KUBE_VERSION}"
 		CGO_ENABLED=0 go build -trimpath -ldflags "${ldflags}" \
-			-o "${work}/kube-apiserver.tmp" k8s.io/kubernetes/cmd/kube-apiserver
+			-o "${work}/${name}/kube-apiserver.tmp" k8s.io/kubernetes/cmd/kube-apiserver
 	)
-	install_bin kube-apiserver "${KUBE_VERSION}"
+	install_bin "${name}/kube-apiserver" "${KUBE_VERSION}"
+	rm -rf "${dir}"
 }
 
 build_etcd
-build_kube_apiserver
-log "ready: ${bin}/etcd ($(cat "${bin}/etcd.version")), ${bin}/kube-apiserver ($(cat "${bin}/kube-apiserver.version"))"
+for v in ${KUBE_VERSIONS}; do
+	build_kube_apiserver "${v}"
+done
+default="${KUBE_VERSIONS%% *}"
+echo "${default}" >"${bin}/kube-apiserver.default.tmp" && mv -f "${bin}/kube-apiserver.default.tmp" "${bin}/kube-apiserver.default"
+log "ready: ${bin}/etcd ($(cat "${bin}/etcd.version")); kube-apiserver ${KUBE_VERSIONS} (default ${default})"

@@ -32,6 +32,13 @@ type Option func(*options)
 
 type options struct {
 	apiserverFlags []string
+	version        string
+}
+
+// WithKubeVersion runs kube-apiserver at version (e.g. "v1.36.3") instead of
+// DefaultVersion. The version must be one hack/build-testbed.sh builds.
+func WithKubeVersion(version string) Option {
+	return func(o *options) { o.version = version }
 }
 
 // WithAPIServerFlags passes extra flags to kube-apiserver, e.g.
@@ -42,15 +49,17 @@ func WithAPIServerFlags(flags ...string) Option {
 
 // Server is a running etcd and kube-apiserver.
 type Server struct {
-	dir       string
-	bin       string
-	etcdURL   string
-	port      int
-	args      []string
-	etcd      *process
-	apiserver *process
-	mu        sync.Mutex
-	stopped   bool
+	dir          string
+	bin          string
+	apiserverBin string
+	version      string
+	etcdURL      string
+	port         int
+	args         []string
+	etcd         *process
+	apiserver    *process
+	mu           sync.Mutex
+	stopped      bool
 }
 
 // Start starts etcd and kube-apiserver on free loopback ports in a
@@ -78,7 +87,16 @@ func start(dir string, opts ...Option) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{dir: dir, bin: bin}
+	if o.version == "" {
+		if o.version, err = DefaultVersion(); err != nil {
+			return nil, err
+		}
+	}
+	apiserverBin, err := apiserverBinary(bin, o.version)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{dir: dir, bin: bin, apiserverBin: apiserverBin, version: o.version}
 	if err := s.startEtcd(); err != nil {
 		s.Stop()
 		return nil, err
@@ -162,7 +180,7 @@ func (s *Server) prepareAPIServer(extra []string) error {
 }
 
 func (s *Server) startAPIServer() error {
-	p, err := startProcess(s.dir, filepath.Join(s.bin, "kube-apiserver"), s.args...)
+	p, err := startProcess(s.dir, s.apiserverBin, s.args...)
 	if err != nil {
 		return err
 	}
@@ -185,6 +203,9 @@ func (s *Server) startAPIServer() error {
 
 // URL returns the kube-apiserver's address.
 func (s *Server) URL() string { return fmt.Sprintf("https://127.0.0.1:%d", s.port) }
+
+// Version returns the kube-apiserver's version, e.g. "v1.37.2".
+func (s *Server) Version() string { return s.version }
 
 // EtcdURL returns etcd's client address.
 func (s *Server) EtcdURL() string { return s.etcdURL }
