@@ -15,15 +15,20 @@ const (
 	ModeWatchList
 	// ModeList: paginated LIST, then WATCH.
 	ModeList
+	// ModeWarm: the state saved by a previous run (WithSnapshot), brought
+	// up to date with a metadata-only LIST and the objects that changed.
+	ModeWarm
 )
 
-// String returns "watchlist", "list" or "unknown".
+// String returns "watchlist", "list", "warm" or "unknown".
 func (m Mode) String() string {
 	switch m {
 	case ModeWatchList:
 		return "watchlist"
 	case ModeList:
 		return "list"
+	case ModeWarm:
+		return "warm"
 	}
 	return "unknown"
 }

@@ -30,6 +30,8 @@ type config struct {
 	logger          logr.Logger
 	metrics         Metrics
 	httpClient      *http.Client
+	snapshotPath    string
+	snapshotEvery   time.Duration
 	resource        string // the Resource's String(), for logs
 }
 
@@ -40,6 +42,7 @@ func defaultConfig() config {
 		initialTimeout:  5 * time.Minute,
 		watchTimeout:    5 * time.Minute,
 		probeInterval:   10 * time.Minute,
+		snapshotEvery:   5 * time.Minute,
 		minBackoff:      200 * time.Millisecond,
 		maxBackoff:      30 * time.Second,
 		watchList:       true,
@@ -61,6 +64,7 @@ func (c *config) validate() error {
 	positive("WithInitialEventsTimeout", c.initialTimeout)
 	positive("WithWatchTimeout", c.watchTimeout)
 	positive("WithProbeInterval", c.probeInterval)
+	positive("WithSnapshotInterval", c.snapshotEvery)
 	positive("WithBackoff's initial wait", c.minBackoff)
 	if c.maxBackoff < c.minBackoff {
 		errs = append(errs, fmt.Errorf("WithBackoff: the largest wait %s is below the first %s", c.maxBackoff, c.minBackoff))
@@ -167,3 +171,16 @@ func WithIndex[T Object](name string, f func(T) []string) Option {
 		c.indexes[name] = func(o any) []string { return f(o.(T)) }
 	}
 }
+
+// WithSnapshot makes restarts warm: the Syncer saves its store to the file
+// at path (written whole and renamed into place, mode 0600) when Run returns
+// and every WithSnapshotInterval while synced, and at its first sync loads
+// it and fetches only what changed since: a metadata-only LIST tells which
+// objects are new, changed or gone. A snapshot that cannot be read, or that
+// was saved for another server, resource, namespace, selector or type, is
+// logged and ignored: the sync is cold. Each Syncer needs a path of its own.
+func WithSnapshot(path string) Option { return func(c *config) { c.snapshotPath = path } }
+
+// WithSnapshotInterval sets how often a synced Syncer saves its snapshot
+// (default 5m; see WithSnapshot).
+func WithSnapshotInterval(d time.Duration) Option { return func(c *config) { c.snapshotEvery = d } }
