@@ -12,37 +12,47 @@ import (
 )
 
 // vmHWM returns the process's peak resident set size in bytes.
-func vmHWM() (int64, error) {
-	f, err := os.Open("/proc/self/status")
+func vmHWM() (int64, error) { return statusBytes("self", "VmHWM") }
+
+// statusBytes reads a memory field (VmHWM, VmRSS) of /proc/<pid>/status.
+func statusBytes(pid, field string) (int64, error) {
+	f, err := os.Open("/proc/" + pid + "/status")
 	if err != nil {
 		return 0, err
 	}
 	defer f.Close()
-	return parseVmHWM(f)
+	return parseStatusBytes(f, field)
 }
 
-// parseVmHWM reads the VmHWM line of a /proc/<pid>/status file.
-func parseVmHWM(r io.Reader) (int64, error) {
+// parseStatusBytes reads the "<field>: <n> kB" line of a /proc/<pid>/status
+// file, in bytes.
+func parseStatusBytes(r io.Reader, field string) (int64, error) {
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
-		rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:")
+		rest, ok := strings.CutPrefix(sc.Text(), field+":")
 		if !ok {
 			continue
 		}
 		f := strings.Fields(rest)
 		if len(f) != 2 || f[1] != "kB" {
-			return 0, fmt.Errorf("VmHWM line %q: want <number> kB", sc.Text())
+			return 0, fmt.Errorf("%s line %q: want <number> kB", field, sc.Text())
 		}
 		kb, err := strconv.ParseInt(f[0], 10, 64)
 		if err != nil {
-			return 0, fmt.Errorf("VmHWM line %q: %w", sc.Text(), err)
+			return 0, fmt.Errorf("%s line %q: %w", field, sc.Text(), err)
 		}
 		return kb << 10, nil
 	}
 	if err := sc.Err(); err != nil {
 		return 0, err
 	}
-	return 0, fmt.Errorf("no VmHWM line")
+	return 0, fmt.Errorf("no %s line", field)
+}
+
+// resetHWM sets the peak resident set size of pid (VmHWM) to its current
+// one, so that VmHWM read later is the peak since now.
+func resetHWM(pid int) error {
+	return os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", pid), []byte("5"), 0)
 }
 
 // cpuTime returns the user and system CPU time the process used so far.
