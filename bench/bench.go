@@ -62,10 +62,11 @@ func benchMain(args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := populate(ctx, cs, o, res); err != nil {
+	if err := populate(ctx, cs, cs.CoreV1().RESTClient(), o, res); err != nil {
 		return err
 	}
-	b := &bench{o: o, exe: exe, kubeconfig: kubeconfig, cs: cs, res: res, servers: serverPIDs()}
+	b := &bench{o: o, exe: exe, kubeconfig: kubeconfig, cs: cs, res: res, cfg: srv.Config()}
+	b.servers, b.apiserver = serverPIDs()
 	if len(b.servers) != 2 {
 		fmt.Fprintf(os.Stderr, "warning: found %d of the test bed's 2 processes; not waiting for them to go idle between runs\n", len(b.servers))
 		b.servers = nil
@@ -77,33 +78,68 @@ func benchMain(args []string) error {
 			return fmt.Errorf("warm-up: %w", err)
 		}
 	}
+	var out outcome
+	if o.runs(partContenders) {
+		var cs []contender
+		for _, name := range o.contenders {
+			c, _ := contenderByName(name)
+			cs = append(cs, c)
+		}
+		if out.main, err = b.runRounds(ctx, "", cs); err != nil {
+			return err
+		}
+		out.names = o.contenders
+	}
+	if o.runs(partServerCost) {
+		if out.server, err = b.serverCostRounds(ctx); err != nil {
+			return err
+		}
+		out.clients = o.clients
+	}
+	if o.runs(partCRD) {
+		if out.crd, err = b.crdRounds(ctx); err != nil {
+			return err
+		}
+	}
+	report(os.Stdout, setup, out)
+	return nil
+}
+
+// runRounds runs every contender of cs once per round, one at a time,
+// each once the servers are idle; label starts its progress lines.
+func (b *bench) runRounds(ctx context.Context, label string, cs []contender) ([]result, error) {
 	var rs []result
-	for round := 1; round <= o.rounds; round++ {
-		for _, c := range roundOrder(o.contenders, round) {
-			con, _ := contenderByName(c)
-			if waited, idle, err := quiesce(ctx, b.servers); err != nil {
-				return err
-			} else if !idle {
-				fmt.Fprintf(os.Stderr, "warning: etcd and kube-apiserver still busy after %s; running %s anyway\n", waited.Round(time.Millisecond), c)
+	for round := 1; round <= b.o.rounds; round++ {
+		for _, c := range roundOrder(cs, round) {
+			if err := b.quiesce(ctx, c.name); err != nil {
+				return nil, err
 			}
-			r, err := b.runOne(ctx, con, round)
+			r, err := b.runOne(ctx, c, round)
 			if err != nil {
-				return fmt.Errorf("round %d, %s: %w", round, c, err)
+				return nil, fmt.Errorf("%sround %d, %s: %w", label, round, c.name, err)
 			}
-			fmt.Fprintf(os.Stderr, "round %d/%d %s\n", round, o.rounds, describeResult(r))
+			fmt.Fprintf(os.Stderr, "%sround %d/%d %s\n", label, round, b.o.rounds, describeResult(r))
 			rs = append(rs, r)
 		}
 	}
-	report(os.Stdout, setup, rs, o.contenders)
-	return nil
+	return rs, nil
+}
+
+// quiesce waits for the servers to go idle before running what.
+func (b *bench) quiesce(ctx context.Context, what string) error {
+	waited, idle, err := quiesce(ctx, b.servers)
+	if err == nil && !idle && b.servers != nil {
+		fmt.Fprintf(os.Stderr, "warning: etcd and kube-apiserver still busy after %s; running %s anyway\n", waited.Round(time.Millisecond), what)
+	}
+	return err
 }
 
 // roundOrder returns the contenders of a round: every round runs all of
 // them, the first in the order given, later ones in an order shuffled with
 // the round as seed, so that no contender always follows the same one and
 // a run can be repeated.
-func roundOrder(names []string, round int) []string {
-	out := append([]string(nil), names...)
+func roundOrder[T any](names []T, round int) []T {
+	out := append([]T(nil), names...)
 	if round > 1 {
 		rand.New(rand.NewPCG(uint64(round), 0)).Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
 	}

@@ -27,6 +27,9 @@ type childArgs struct {
 	timeout    time.Duration
 	profileDir string
 	tag        string
+	// barrier: say ready once set up and start work only when told go,
+	// so that the parent can start several children at once.
+	barrier bool
 }
 
 func parseChildArgs(args []string) (childArgs, error) {
@@ -40,6 +43,7 @@ func parseChildArgs(args []string) (childArgs, error) {
 	fs.DurationVar(&a.timeout, "timeout", 5*time.Minute, "longest wait for sync and for the steady state's updates")
 	fs.StringVar(&a.profileDir, "profile", "", "folder for pprof profiles")
 	fs.StringVar(&a.tag, "tag", "", "profile file name prefix")
+	fs.BoolVar(&a.barrier, "barrier", false, "say ready, then wait for go before starting work")
 	if err := fs.Parse(args); err != nil {
 		return a, err
 	}
@@ -56,7 +60,7 @@ func childMain(args []string) error {
 	if err != nil {
 		return err
 	}
-	res, ok := resources[a.resource]
+	res, ok := lookupResource(a.resource)
 	if !ok {
 		return fmt.Errorf("unknown resource %q", a.resource)
 	}
@@ -73,6 +77,16 @@ func childMain(args []string) error {
 	cfg.Wrap(env.probe.wrap)
 	if c, _ := contenderByName(a.contender); c.slow {
 		env.slow = &slowHandler{}
+	}
+
+	stdin := bufio.NewScanner(os.Stdin)
+	if a.barrier {
+		if err := writeMsg(os.Stdout, msgReady, struct{}{}); err != nil {
+			return err
+		}
+		if !stdin.Scan() || stdin.Text() != cmdGo {
+			return fmt.Errorf("waited for %q, got %q (%v)", cmdGo, stdin.Text(), stdin.Err())
+		}
 	}
 
 	// Start of work: everything from here on is the contender's.
@@ -105,7 +119,7 @@ func childMain(args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := followParent(ctx, env, a, prof); err != nil {
+	if err := followParent(ctx, stdin, env, a, prof); err != nil {
 		return err
 	}
 	hwm, err = vmHWM()
@@ -117,8 +131,7 @@ func childMain(args []string) error {
 }
 
 // followParent runs the parent's commands until it says exit.
-func followParent(ctx context.Context, env *childEnv, a childArgs, prof *profiler) error {
-	sc := bufio.NewScanner(os.Stdin)
+func followParent(ctx context.Context, sc *bufio.Scanner, env *childEnv, a childArgs, prof *profiler) error {
 	var cpu0 time.Duration
 	for sc.Scan() {
 		cmd, arg, _ := strings.Cut(sc.Text(), " ")

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -24,7 +25,22 @@ type options struct {
 	steadyWriters int
 	profileDir    string
 	timeout       time.Duration
+	// parts are the parts of the benchmark to run (see partNames).
+	parts []string
+	// clients is how many clients start at once in the server-cost part.
+	clients int
 }
+
+// The parts of the benchmark, in the order they run.
+const (
+	partContenders = "contenders" // every contender, one at a time: the first tables
+	partServerCost = "server-cost"
+	partCRD        = "crd"
+)
+
+var partNames = []string{partContenders, partServerCost, partCRD}
+
+func (o options) runs(part string) bool { return slices.Contains(o.parts, part) }
 
 func parseOptions(args []string) (options, error) {
 	var o options
@@ -43,6 +59,8 @@ func parseOptions(args []string) (options, error) {
 	fs.IntVar(&o.steadyWriters, "steady-writers", 8, "steady state: how many updates may be in flight at once (more for high rates)")
 	fs.StringVar(&o.profileDir, "profile", "", "write each child's CPU and heap profiles into this folder (profiling costs CPU: figures of such a run are not the benchmark's)")
 	fs.DurationVar(&o.timeout, "child-timeout", 5*time.Minute, "longest a child may take to sync or to finish its steady state")
+	parts := fs.String("parts", strings.Join(partNames, ","), "comma-separated parts to run: "+strings.Join(partNames, ", "))
+	fs.IntVar(&o.clients, "clients", 8, "server cost: clients started at once, each its own process")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -50,6 +68,7 @@ func parseOptions(args []string) (options, error) {
 		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	o.contenders = splitList(*list)
+	o.parts = splitList(*parts)
 	return o, o.validate()
 }
 
@@ -69,6 +88,15 @@ func (o options) validate() error {
 		return fmt.Errorf("-steady-objects must be at least 1, got %d", o.steadyPool)
 	case o.steadyWriters < 1:
 		return fmt.Errorf("-steady-writers must be at least 1, got %d", o.steadyWriters)
+	case o.clients < 1:
+		return fmt.Errorf("-clients must be at least 1, got %d", o.clients)
+	case len(o.parts) == 0:
+		return fmt.Errorf("-parts is empty")
+	}
+	for _, p := range o.parts {
+		if !slices.Contains(partNames, p) {
+			return fmt.Errorf("-parts: unknown %q; known are %s", p, strings.Join(partNames, ", "))
+		}
 	}
 	if _, ok := resources[o.resource]; !ok {
 		return fmt.Errorf("-resource %q: known are %s", o.resource, strings.Join(resourceNames(), ", "))

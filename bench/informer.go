@@ -5,26 +5,37 @@ import (
 	"sync/atomic"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 )
 
-// runInformer runs client-go's SharedIndexInformer, with protobuf like our
-// syncer and no indexes, until its handler has seen the initial state
-// (the registration's HasSynced). Whether the reflector uses WatchList
-// follows KUBE_FEATURE_WatchListClient, set by the parent. The slow
-// handler, when the contender has one, is a second listener.
-func runInformer[P metav1.Object](ctx context.Context, e *childEnv, newInformer informerFunc) (syncOutcome, error) {
-	cfg := rest.CopyConfig(e.cfg)
-	cfg.ContentType = kruntime.ContentTypeProtobuf
-	cfg.AcceptContentTypes = kruntime.ContentTypeProtobuf + "," + kruntime.ContentTypeJSON
-	cs, err := kubernetes.NewForConfig(cfg)
+// newInformerFunc makes a client-go SharedIndexInformer of one namespace,
+// with no indexes.
+type newInformerFunc func(cfg *rest.Config, namespace string) (cache.SharedIndexInformer, error)
+
+// typedInformer makes informers with one of client-go's generated informer
+// constructors, over a clientset speaking protobuf like our syncer.
+func typedInformer(newInformer informerFunc) newInformerFunc {
+	return func(cfg *rest.Config, namespace string) (cache.SharedIndexInformer, error) {
+		cs, err := kubernetes.NewForConfig(protobufConfig(cfg))
+		if err != nil {
+			return nil, err
+		}
+		return newInformer(cs, namespace, 0, cache.Indexers{}), nil
+	}
+}
+
+// runInformer runs client-go's SharedIndexInformer until its handler has
+// seen the initial state (the registration's HasSynced). Whether the
+// reflector uses WatchList follows KUBE_FEATURE_WatchListClient, set by the
+// parent. The slow handler, when the contender has one, is a second
+// listener.
+func runInformer[P metav1.Object](ctx context.Context, e *childEnv, newInformer newInformerFunc) (syncOutcome, error) {
+	inf, err := newInformer(e.cfg, e.namespace)
 	if err != nil {
 		return syncOutcome{}, err
 	}
-	inf := newInformer(cs, e.namespace, 0, cache.Indexers{})
 	var added atomic.Int64
 	reg, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(any) { added.Add(1) },

@@ -77,7 +77,7 @@ func (k kind[E, P]) run(ctx context.Context, contender string, e *childEnv) (syn
 		}
 		return out, err
 	case clientGoWatch, clientGoList, clientGoSlow:
-		return runInformer[P](ctx, e, k.newInformer)
+		return runInformer[P](ctx, e, typedInformer(k.newInformer))
 	case ours, oursSlow:
 		return runOurs(ctx, e, k.newSyncer)
 	case oursStrip:

@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 )
 
 // objectName names the i-th object.
@@ -31,8 +32,9 @@ func payload(i, size int) string {
 	return b.String()
 }
 
-// populate creates the namespace and o.n objects with o.workers in parallel.
-func populate(ctx context.Context, cs kubernetes.Interface, o options, res resource) error {
+// populate creates the namespace and o.n objects of res with o.workers in
+// parallel; rc is a REST client of res's API group and version.
+func populate(ctx context.Context, cs kubernetes.Interface, rc rest.Interface, o options, res resource) error {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: o.namespace}}
 	if _, err := cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("create namespace %s: %w", o.namespace, err)
@@ -49,7 +51,7 @@ func populate(ctx context.Context, cs kubernetes.Interface, o options, res resou
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				if err := create(ctx, cs, o, res, i); err != nil {
+				if err := create(ctx, rc, o, res, i); err != nil {
 					errs <- err
 					cancel()
 					return
@@ -77,11 +79,11 @@ feed:
 }
 
 // create creates object i, retrying what a loaded server may answer.
-func create(ctx context.Context, cs kubernetes.Interface, o options, res resource, i int) error {
+func create(ctx context.Context, rc rest.Interface, o options, res resource, i int) error {
 	obj := res.newObject(o.namespace, objectName(i), payload(i, o.size))
 	var err error
 	for attempt := 0; attempt < 5; attempt++ {
-		err = cs.CoreV1().RESTClient().Post().Namespace(o.namespace).Resource(res.plural).
+		err = rc.Post().Namespace(o.namespace).Resource(res.plural).
 			Body(obj).Timeout(30 * time.Second).Do(ctx).Error()
 		switch {
 		case err == nil, apierrors.IsAlreadyExists(err):

@@ -10,6 +10,8 @@ import (
 // A child talks to the parent in lines on its stdout, "<kind> <json>", and
 // is told what to do in lines on its stdin:
 //
+//	child:  ready {}                with -barrier only: set up, waiting
+//	parent: go                      start work
 //	child:  synced {syncReport}     once synced (or it exits with an error)
 //	parent: steady                  start the steady state
 //	child:  ready {}
@@ -22,6 +24,7 @@ const (
 	msgReady  = "ready"
 	msgSteady = "steady"
 	msgExit   = "exit"
+	cmdGo     = "go"
 	cmdSteady = "steady"
 	cmdEnd    = "end"
 	cmdExit   = "exit"

@@ -60,10 +60,9 @@ func readProcStat(pid int) (procStat, error) {
 }
 
 // serverPIDs returns the pids of this process's children named etcd or
-// kube-apiserver: the test bed it started.
-func serverPIDs() []int {
+// kube-apiserver, the test bed it started, and that of kube-apiserver.
+func serverPIDs() (pids []int, apiserver int) {
 	paths, _ := filepath.Glob("/proc/[0-9]*/stat")
-	var pids []int
 	for _, p := range paths {
 		pid, err := strconv.Atoi(filepath.Base(filepath.Dir(p)))
 		if err != nil {
@@ -72,9 +71,12 @@ func serverPIDs() []int {
 		st, err := readProcStat(pid)
 		if err == nil && st.ppid == os.Getpid() && (st.comm == "etcd" || st.comm == "kube-apiserver") {
 			pids = append(pids, pid)
+			if st.comm == "kube-apiserver" {
+				apiserver = pid
+			}
 		}
 	}
-	return pids
+	return pids, apiserver
 }
 
 // cpuOf returns the CPU time used so far by pids together.

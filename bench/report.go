@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -116,7 +117,8 @@ func machineLine(cs []comparison) string {
 		return "nan"
 	}
 	keys := []string{"time_vs_floor", "rss_vs_keepall", "rss_vs_clientgo", "time_vs_clientgo", "rss_strip_vs_keepall", "cpu_per_event_vs_clientgo",
-		"slow_lag_p50_vs_fast", "slow_restarts", "slow_rss_vs_clientgo"}
+		"slow_lag_p50_vs_fast", "slow_restarts", "slow_rss_vs_clientgo",
+		"server_rss_vs_clientgo_list", "server_cpu_vs_clientgo_watchlist", "crd_time_vs_clientgo", "crd_rss_vs_clientgo"}
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = k + "=" + get(k)
@@ -124,24 +126,46 @@ func machineLine(cs []comparison) string {
 	return "bench: " + strings.Join(parts, " ")
 }
 
+// outcome is what the parts of the benchmark measured; empty for a part
+// that did not run.
+type outcome struct {
+	main    []result // the contenders, one at a time
+	names   []string // the contenders, in the order asked
+	server  []serverRun
+	clients int
+	crd     []result
+}
+
 // report prints the tables and ends with the machine-readable line.
-func report(w io.Writer, setup string, rs []result, names []string) {
-	ss := summarize(rs, names)
+func report(w io.Writer, setup string, out outcome) {
+	ss := summarize(out.main, out.names)
 	cs := comparisons(ss)
-	fmt.Fprintf(w, "\n%s\n\nMedians over the rounds:\n\n%s\n", setup, medianTable(ss))
-	for _, name := range names {
-		if c, ok := contenderByName(name); ok {
-			fmt.Fprintf(w, "- %s: %s\n", c.name, c.what)
+	fmt.Fprintf(w, "\n%s\n", setup)
+	if len(out.main) > 0 {
+		fmt.Fprintf(w, "\nMedians over the rounds:\n\n%s\n", medianTable(ss))
+		for _, name := range out.names {
+			if c, ok := contenderByName(name); ok {
+				fmt.Fprintf(w, "- %s: %s\n", c.name, c.what)
+			}
 		}
-	}
-	fmt.Fprintln(w)
-	for _, s := range ss {
-		if s.notes != "" {
-			fmt.Fprintf(w, "%s: %s\n", s.contender, s.notes)
+		fmt.Fprintln(w)
+		for _, s := range ss {
+			if s.notes != "" {
+				fmt.Fprintf(w, "%s: %s\n", s.contender, s.notes)
+			}
 		}
+		fmt.Fprintf(w, "\nRatios (lower is better for ours):\n\n%s\n", comparisonTable(cs))
 	}
-	fmt.Fprintf(w, "\nRatios (lower is better for ours):\n\n%s\n", comparisonTable(cs))
 	scs := slowComparisons(ss)
 	reportSlow(w, ss, scs)
-	fmt.Fprintln(w, machineLine(append(cs, scs...)))
+	svcs := serverComparisons(out.server)
+	reportServerCost(w, out.server, out.clients, svcs)
+	crdNames := make([]string, len(crdContenders))
+	for i, c := range crdContenders {
+		crdNames[i] = c.name
+	}
+	css := summarize(out.crd, crdNames)
+	ccs := crdComparisons(css)
+	reportCRD(w, out.crd, css, ccs)
+	fmt.Fprintln(w, machineLine(slices.Concat(cs, scs, svcs, ccs)))
 }

@@ -18,7 +18,9 @@ type bench struct {
 	kubeconfig string
 	cs         kubernetes.Interface
 	res        resource
-	servers    []int // pids of etcd and kube-apiserver
+	cfg        *rest.Config // the server's, for the parent's own clients
+	servers    []int        // pids of etcd and kube-apiserver
+	apiserver  int          // pid of kube-apiserver; 0 when not found
 }
 
 // replyTimeout bounds the child's answers that need no work.

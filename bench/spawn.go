@@ -25,8 +25,8 @@ type child struct {
 	err    error // exit status, valid once waited is closed
 }
 
-// startChild re-executes this binary as contender c.
-func startChild(exe string, c contender, o options, kubeconfig string, round int) (*child, error) {
+// startChild re-executes this binary as contender c, with extra child flags.
+func startChild(exe string, c contender, o options, kubeconfig string, round int, extra ...string) (*child, error) {
 	args := []string{childCommand,
 		"-contender=" + c.name,
 		"-resource=" + o.resource,
@@ -38,7 +38,7 @@ func startChild(exe string, c contender, o options, kubeconfig string, round int
 	if o.profileDir != "" {
 		args = append(args, "-profile="+o.profileDir, fmt.Sprintf("-tag=%s.r%d", c.name, round))
 	}
-	cmd := exec.Command(exe, args...)
+	cmd := exec.Command(exe, append(args, extra...)...)
 	cmd.Env = append(os.Environ(), c.env...)
 	// The kernel kills the child if the benchmark dies without cleaning up.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}

@@ -2,8 +2,10 @@ package main
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestTable(t *testing.T) {
@@ -65,9 +67,17 @@ func TestMachineLine(t *testing.T) {
 		{contender: clientGoSlow, restarts: nan, hwmSteadyMiB: 120},
 	}
 	cs := comparisons(ss)
+	server := []serverRun{
+		{contender: ours, idleRSS: 100 * mib, peak: 110 * mib, cpu: 2 * time.Second},
+		{contender: ours, idleRSS: 100 * mib, peak: 130 * mib, cpu: 4 * time.Second},
+		{contender: clientGoWatch, idleRSS: 100 * mib, peak: 120 * mib, cpu: 4 * time.Second},
+		{contender: clientGoList, idleRSS: 100 * mib, peak: 300 * mib, cpu: 8 * time.Second},
+	}
+	crd := []summary{{contender: ours, syncSeconds: 1, hwmSyncMiB: 60}, {contender: clientGoWatch, syncSeconds: 2, hwmSyncMiB: 100}}
 	want := "bench: time_vs_floor=1.05 rss_vs_keepall=0.90 rss_vs_clientgo=0.45 time_vs_clientgo=0.53 rss_strip_vs_keepall=0.65 cpu_per_event_vs_clientgo=0.25 " +
-		"slow_lag_p50_vs_fast=1.10 slow_restarts=0 slow_rss_vs_clientgo=0.50"
-	if got := machineLine(append(cs, slowComparisons(ss)...)); got != want {
+		"slow_lag_p50_vs_fast=1.10 slow_restarts=0 slow_rss_vs_clientgo=0.50 " +
+		"server_rss_vs_clientgo_list=0.10 server_cpu_vs_clientgo_watchlist=0.75 crd_time_vs_clientgo=0.50 crd_rss_vs_clientgo=0.60"
+	if got := machineLine(slices.Concat(cs, slowComparisons(ss), serverComparisons(server), crdComparisons(crd))); got != want {
 		t.Errorf("machine line:\n%s\nwant:\n%s", got, want)
 	}
 	met := map[string]bool{}
@@ -96,14 +106,15 @@ func TestMachineLine(t *testing.T) {
 	}
 	// A contender that did not run gives nan, and the target is not met.
 	cs = comparisons(ss[:3])
-	if !strings.Contains(machineLine(cs), "time_vs_floor=nan") || !strings.Contains(machineLine(cs), "slow_restarts=nan") || cs[0].met() {
+	if !strings.Contains(machineLine(cs), "time_vs_floor=nan") || !strings.Contains(machineLine(cs), "slow_restarts=nan") ||
+		!strings.Contains(machineLine(serverComparisons(nil)), "server_rss_vs_clientgo_list=nan") || cs[0].met() {
 		t.Errorf("missing ours: %s, met=%v", machineLine(cs), cs[0].met())
 	}
 }
 
 func TestReportEndsWithMachineLine(t *testing.T) {
 	var b strings.Builder
-	report(&b, "setup", []result{{contender: ours, sync: syncReport{SyncSeconds: 1, Objects: 1}}}, []string{ours})
+	report(&b, "setup", outcome{main: []result{{contender: ours, sync: syncReport{SyncSeconds: 1, Objects: 1}}}, names: []string{ours}})
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
 	if last := lines[len(lines)-1]; !strings.HasPrefix(last, "bench: time_vs_floor=") {
 		t.Errorf("last line %q", last)

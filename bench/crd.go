@@ -1,0 +1,167 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	shopv1alpha1 "github.com/syncer-gen/syncer-gen/examples/crd/api/shop/v1alpha1"
+	crdmanifest "github.com/syncer-gen/syncer-gen/examples/crd/config/crd"
+	shopsyncers "github.com/syncer-gen/syncer-gen/examples/crd/syncers/shop/v1alpha1"
+	"github.com/syncer-gen/syncer-gen/runtime"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+)
+
+// The CRD part: the examples' Widget custom resource (JSON only, as every
+// CRD), o.n of them of about the size of the ConfigMaps (the payload in an
+// annotation), synced by our generated WidgetSyncer and by client-go's
+// informer over the same Go type.
+
+const (
+	clientGoDynamic   = "client-go-dynamic"
+	payloadAnnotation = "bench.syncer-gen.io/payload"
+)
+
+var crdContenders = []contender{
+	{name: ours, what: "syncer-gen's generated WidgetSyncer (examples/crd), default options"},
+	{name: clientGoWatch, env: []string{watchListGate + "=true"},
+		what: "client-go SharedIndexInformer over *Widget, WatchListClient on: a ListWatch on a REST client of the type, as informer-gen's or controller-runtime's"},
+	{name: clientGoDynamic, env: []string{watchListGate + "=true"},
+		what: "client-go dynamicinformer (unstructured objects), WatchListClient on"},
+}
+
+var widgets = resource{
+	plural: "widgets",
+	newObject: func(ns, name, payload string) kruntime.Object {
+		w := &shopv1alpha1.Widget{ObjectMeta: objectMeta(ns, name),
+			Spec: shopv1alpha1.WidgetSpec{Owner: "bench", Size: 1, Color: "red"}}
+		w.Annotations[payloadAnnotation] = payload
+		w.SetGroupVersionKind(shopv1alpha1.SchemeGroupVersion.WithKind("Widget"))
+		return w
+	},
+	kind: widgetKind{},
+}
+
+// lookupResource returns the resource a child syncs: one of resources, or widgets.
+func lookupResource(name string) (resource, bool) {
+	if name == widgets.plural {
+		return widgets, true
+	}
+	r, ok := resources[name]
+	return r, ok
+}
+
+type widgetKind struct{}
+
+func (widgetKind) run(ctx context.Context, contender string, e *childEnv) (syncOutcome, error) {
+	switch contender {
+	case ours:
+		return runOurs(ctx, e, func(cfg *rest.Config, opts ...runtime.Option) (*runtime.Syncer[*shopv1alpha1.Widget], error) {
+			s, err := shopsyncers.NewWidgetSyncer(cfg, opts...)
+			if err != nil {
+				return nil, err
+			}
+			return s.Syncer, nil
+		})
+	case clientGoWatch:
+		return runInformer[*shopv1alpha1.Widget](ctx, e, newWidgetInformer)
+	case clientGoDynamic:
+		return runInformer[*unstructured.Unstructured](ctx, e, func(cfg *rest.Config, ns string) (cache.SharedIndexInformer, error) {
+			client, err := dynamic.NewForConfig(cfg)
+			if err != nil {
+				return nil, err
+			}
+			gvr := shopv1alpha1.SchemeGroupVersion.WithResource(widgets.plural)
+			return dynamicinformer.NewFilteredDynamicInformer(client, gvr, ns, 0, cache.Indexers{}, nil).Informer(), nil
+		})
+	}
+	return syncOutcome{}, fmt.Errorf("unknown contender %q for widgets", contender)
+}
+
+// widgetClient returns a REST client of widgets' group and version, JSON.
+func widgetClient(cfg *rest.Config) (*rest.RESTClient, error) {
+	scheme := kruntime.NewScheme()
+	if err := shopv1alpha1.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	c := rest.CopyConfig(cfg)
+	c.GroupVersion = &shopv1alpha1.SchemeGroupVersion
+	c.APIPath = "/apis"
+	c.NegotiatedSerializer = serializer.NewCodecFactory(scheme).WithoutConversion()
+	c.ContentType = kruntime.ContentTypeJSON
+	c.AcceptContentTypes = kruntime.ContentTypeJSON
+	return rest.RESTClientFor(c)
+}
+
+// newWidgetInformer is the informer that informer-gen would generate for
+// widgets, written out: a ListWatch on a typed REST client.
+func newWidgetInformer(cfg *rest.Config, ns string) (cache.SharedIndexInformer, error) {
+	rc, err := widgetClient(cfg)
+	if err != nil {
+		return nil, err
+	}
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (kruntime.Object, error) {
+			l := &shopv1alpha1.WidgetList{}
+			return l, rc.Get().Namespace(ns).Resource(widgets.plural).VersionedParams(&opts, metav1.ParameterCodec).Do(ctx).Into(l)
+		},
+		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			opts.Watch = true
+			return rc.Get().Namespace(ns).Resource(widgets.plural).VersionedParams(&opts, metav1.ParameterCodec).Watch(ctx)
+		},
+	}
+	return cache.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(lw, rc), &shopv1alpha1.Widget{}, 0, cache.Indexers{}), nil
+}
+
+// crdRounds installs the CRD, creates the widgets and runs crdContenders.
+func (b *bench) crdRounds(ctx context.Context) ([]result, error) {
+	if err := crdmanifest.Install(ctx, b.cfg, time.Minute); err != nil {
+		return nil, err
+	}
+	rc, err := widgetClient(b.cfg)
+	if err != nil {
+		return nil, err
+	}
+	cb := *b
+	cb.o.resource, cb.res = widgets.plural, widgets
+	if err := populate(ctx, b.cs, rc, cb.o, widgets); err != nil {
+		return nil, err
+	}
+	return cb.runRounds(ctx, "crd ", crdContenders)
+}
+
+// crdComparisons computes the CRD part's ratios against client-go's typed
+// informer; the targets are 0.8x on time and RSS.
+func crdComparisons(ss []summary) []comparison {
+	o, t, d := find(ss, ours), find(ss, clientGoWatch), find(ss, clientGoDynamic)
+	nan := math.NaN()
+	return []comparison{
+		{key: "crd_time_vs_clientgo", what: "ours time to synced / client-go-watchlist (typed)", value: ratio(o.syncSeconds, t.syncSeconds), target: 0.8},
+		{key: "crd_rss_vs_clientgo", what: "ours peak RSS at sync / client-go-watchlist (typed)", value: ratio(o.hwmSyncMiB, t.hwmSyncMiB), target: 0.8},
+		{what: "ours time to synced / client-go-dynamic", value: ratio(o.syncSeconds, d.syncSeconds), target: nan},
+		{what: "ours peak RSS at sync / client-go-dynamic", value: ratio(o.hwmSyncMiB, d.hwmSyncMiB), target: nan},
+	}
+}
+
+// reportCRD prints the CRD part, when it ran.
+func reportCRD(w io.Writer, rs []result, ss []summary, cs []comparison) {
+	if len(rs) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nA CRD: widgets (examples/crd; JSON, as every custom resource), the same payload in an annotation; medians over the rounds:\n\n%s\n",
+		medianTable(ss))
+	for _, c := range crdContenders {
+		fmt.Fprintf(w, "- %s: %s\n", c.name, c.what)
+	}
+	fmt.Fprintf(w, "\nCRD ratios:\n\n%s\n", comparisonTable(cs))
+}

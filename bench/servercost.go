@@ -1,0 +1,172 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"time"
+)
+
+// The server-cost part: -clients children of one contender, each its own
+// process and so its own connection, start at once against the populated
+// server; the benchmark measures what kube-apiserver pays for them.
+
+// serverRows are the contenders of the server-cost table.
+var serverRows = []string{ours, clientGoWatch, clientGoList}
+
+// serverRun is one round of one row of the server-cost table.
+type serverRun struct {
+	contender string
+	slowest   float64       // the slowest client's time to synced, s
+	idleRSS   int64         // kube-apiserver's VmRSS before the clients start
+	peak      int64         // its VmHWM from then until every client synced
+	cpu       time.Duration // its CPU time over the same span
+}
+
+// serverCostRounds runs every row of the server-cost table once per round.
+func (b *bench) serverCostRounds(ctx context.Context) ([]serverRun, error) {
+	if b.apiserver == 0 {
+		return nil, fmt.Errorf("server cost: kube-apiserver's process not found")
+	}
+	var runs []serverRun
+	for round := 1; round <= b.o.rounds; round++ {
+		for _, name := range roundOrder(serverRows, round) {
+			c, _ := contenderByName(name)
+			if err := b.quiesce(ctx, name); err != nil {
+				return nil, err
+			}
+			r, err := b.serverCost(ctx, c, round)
+			if err != nil {
+				return nil, fmt.Errorf("server cost, round %d, %s: %w", round, name, err)
+			}
+			fmt.Fprintf(os.Stderr, "server cost round %d/%d %-20s %d clients, slowest synced in %.3fs; kube-apiserver idle RSS %.1f MiB, peak +%.1f MiB, CPU %.2fs\n",
+				round, b.o.rounds, name, b.o.clients, r.slowest, float64(r.idleRSS)/mib, float64(r.peak-r.idleRSS)/mib, r.cpu.Seconds())
+			runs = append(runs, r)
+		}
+	}
+	return runs, nil
+}
+
+// serverCost starts b.o.clients children of c, lets them start work at
+// once, and measures kube-apiserver until the last one synced.
+func (b *bench) serverCost(ctx context.Context, c contender, round int) (serverRun, error) {
+	r := serverRun{contender: c.name}
+	var chs []*child
+	defer func() {
+		for _, ch := range chs {
+			ch.kill()
+		}
+	}()
+	for i := range b.o.clients {
+		ch, err := startChild(b.exe, c, b.o, b.kubeconfig, round, "-barrier", fmt.Sprintf("-tag=server.%s.r%d.c%d", c.name, round, i))
+		if err != nil {
+			return r, err
+		}
+		chs = append(chs, ch)
+	}
+	for _, ch := range chs {
+		if err := ch.expect(ctx, msgReady, &struct{}{}, replyTimeout); err != nil {
+			return r, err
+		}
+	}
+	pid := strconv.Itoa(b.apiserver)
+	var err error
+	if r.idleRSS, err = statusBytes(pid, "VmRSS"); err != nil {
+		return r, err
+	}
+	if err := resetHWM(b.apiserver); err != nil {
+		return r, err
+	}
+	cpu0 := cpuOf([]int{b.apiserver})
+	for _, ch := range chs {
+		if err := ch.send(cmdGo); err != nil {
+			return r, err
+		}
+	}
+	for _, ch := range chs {
+		var s syncReport
+		if err := ch.expect(ctx, msgSynced, &s, b.o.timeout+replyTimeout); err != nil {
+			return r, err
+		}
+		if s.Objects != b.o.n {
+			return r, fmt.Errorf("a client saw %d objects, want %d", s.Objects, b.o.n)
+		}
+		r.slowest = max(r.slowest, s.SyncSeconds)
+	}
+	r.cpu = cpuOf([]int{b.apiserver}) - cpu0
+	if r.peak, err = statusBytes(pid, "VmHWM"); err != nil {
+		return r, err
+	}
+	for _, ch := range chs {
+		if err := ch.send(cmdExit); err != nil {
+			return r, err
+		}
+		if err := ch.expect(ctx, msgExit, &exitReport{}, replyTimeout); err != nil {
+			return r, err
+		}
+		if err := ch.wait(replyTimeout); err != nil {
+			return r, err
+		}
+	}
+	return r, nil
+}
+
+// serverSummary holds the medians of one row's rounds; NaN when it did not run.
+type serverSummary struct {
+	contender                          string
+	runs                               int
+	slowest, idleMiB, peakOverMiB, cpu float64
+}
+
+func summarizeServer(runs []serverRun, name string) serverSummary {
+	var slowest, idle, over, cpu []float64
+	for _, r := range runs {
+		if r.contender == name {
+			slowest = append(slowest, r.slowest)
+			idle = append(idle, float64(r.idleRSS)/mib)
+			over = append(over, float64(r.peak-r.idleRSS)/mib)
+			cpu = append(cpu, r.cpu.Seconds())
+		}
+	}
+	return serverSummary{contender: name, runs: len(slowest), slowest: median(slowest), idleMiB: median(idle),
+		peakOverMiB: median(over), cpu: median(cpu)}
+}
+
+func serverTable(runs []serverRun, clients int) *table {
+	t := &table{header: []string{"contender", "clients", "runs", "slowest client's time to synced s",
+		"apiserver idle RSS MiB", "apiserver peak RSS over idle MiB", "apiserver CPU s"}}
+	for _, name := range serverRows {
+		if s := summarizeServer(runs, name); s.runs > 0 {
+			t.add(name, fmt.Sprint(clients), fmt.Sprint(s.runs), num(s.slowest, 3), num(s.idleMiB, 1), num(s.peakOverMiB, 1), num(s.cpu, 2))
+		}
+	}
+	return t
+}
+
+// serverComparisons computes the server-cost ratios; the targets
+// are ours within 1.1x of client-go with WatchList on memory and CPU.
+func serverComparisons(runs []serverRun) []comparison {
+	o, w, l := summarizeServer(runs, ours), summarizeServer(runs, clientGoWatch), summarizeServer(runs, clientGoList)
+	nan := math.NaN()
+	return []comparison{
+		{key: "server_rss_vs_clientgo_list", what: "ours apiserver peak RSS over idle / client-go-list", value: ratio(o.peakOverMiB, l.peakOverMiB), target: nan},
+		{what: "ours apiserver peak RSS over idle / client-go-watchlist", value: ratio(o.peakOverMiB, w.peakOverMiB), target: 1.1},
+		{key: "server_cpu_vs_clientgo_watchlist", what: "ours apiserver CPU / client-go-watchlist", value: ratio(o.cpu, w.cpu), target: 1.1},
+		{what: "ours apiserver CPU / client-go-list", value: ratio(o.cpu, l.cpu), target: nan},
+		{what: "ours slowest client's time to synced / client-go-watchlist", value: ratio(o.slowest, w.slowest), target: nan},
+	}
+}
+
+// reportServerCost prints the server-cost part, when it ran.
+func reportServerCost(w io.Writer, runs []serverRun, clients int, cs []comparison) {
+	if len(runs) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nServer cost: %d clients of one contender, each its own process and connection, start at once; "+
+		"kube-apiserver's RSS before they start, its peak RSS (VmHWM, reset through clear_refs) over that until the last one synced, "+
+		"its CPU (utime+stime) meanwhile; medians over the rounds:\n\n%s\n", clients, serverTable(runs, clients))
+	fmt.Fprintf(w, "Server cost ratios:\n\n%s\n", comparisonTable(cs))
+}
