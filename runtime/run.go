@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -50,7 +51,13 @@ func (s *Syncer[T]) Run(ctx context.Context) (err error) {
 		return nil
 	}
 	if s.cfg.snapshotPath != "" {
-		s.snap = s.loadSnapshot()
+		if _, err := os.Stat(s.cfg.snapshotPath); err == nil {
+			snap := make(chan map[Key]T, 1)
+			go func() { snap <- s.loadSnapshot() }() // while the first requests are under way
+			s.snap = snap
+		} else {
+			s.cfg.logger.V(1).Info("no snapshot yet; starting cold", "resource", s.res.String(), "path", s.cfg.snapshotPath)
+		}
 		saving, stop := context.WithCancel(ctx)
 		done := make(chan struct{})
 		go func() { defer close(done); s.saveSnapshots(saving) }()
@@ -125,7 +132,7 @@ func (s *Syncer[T]) cycle(ctx context.Context) result {
 	}
 	s.warm = nil // a warm start that lost its watch: the resync goes on cold
 	if snap := s.snap; snap != nil {
-		s.snap = nil
+		s.snap = nil // one attempt
 		if res, cold := s.warmSync(ctx, snap); !cold {
 			return res
 		}

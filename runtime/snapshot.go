@@ -31,7 +31,7 @@ func (s *Syncer[T]) loadSnapshot() map[Key]T {
 	started := time.Now()
 	objs, hdr, err := readSnapshot(s.cfg.snapshotPath, s.snapshotHeader(), codecFor[T](s.res))
 	switch {
-	case errors.Is(err, errSnapshotMissing):
+	case errors.Is(err, errSnapshotMissing): // removed since Run looked
 		log.V(1).Info("no snapshot yet; starting cold")
 		return nil
 	case err != nil:

@@ -7,11 +7,12 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 )
 
 // fetchers is how many GETs a warm start keeps in flight.
-const fetchers = 8
+const fetchers = 16
 
 // A warm start brings the objects of a snapshot up to date at little cost
 // to the server, and ends where a cold start ends: handlers get
@@ -25,7 +26,8 @@ const fetchers = 8
 //     Snapshot objects missing from the LIST, or there under another UID,
 //     are gone: handlers get OnDelete(obj, DeletionInferred).
 //  2. The other listed objects are fetched by GET, in a state not older
-//     than L (served from the watch cache).
+//     than L (served from the watch cache). The snapshot is read from disk
+//     while the LIST is under way.
 //  3. A watch from L delivers every change after L, in order. A fetched
 //     state newer than L (a change after L) makes the store run ahead of L
 //     for that object until the watch delivers that change; a GET that
@@ -49,50 +51,67 @@ type fetch[T Object] struct {
 	err    error
 }
 
-// warmSync runs a warm start from snap. cold is true when the resync is to
-// go on with a cold sync in this cycle.
-func (s *Syncer[T]) warmSync(ctx context.Context, snap map[Key]T) (res result, cold bool) {
+// listed is an object of the metadata-only LIST.
+type listed struct {
+	key Key
+	uid types.UID
+	rv  string
+}
+
+// warmSync runs a warm start from the snapshot loading into snap. cold is
+// true when the resync is to go on with a cold sync in this cycle.
+func (s *Syncer[T]) warmSync(ctx context.Context, loading <-chan map[Key]T) (res result, cold bool) {
 	started := time.Now()
 	s.beginResync()
-	var fetches []*fetch[T]
-	kept, gone, listed := 0, 0, int64(0)
-	each := func(m *metav1.PartialObjectMetadata) {
-		listed++
-		k := Key{Namespace: m.Namespace, Name: m.Name}
-		old, ok := snap[k]
-		delete(snap, k)
-		switch {
-		case ok && old.GetUID() == m.UID && old.GetResourceVersion() == m.ResourceVersion:
-			s.cfg.metrics.EventReceived(watch.Added)
-			s.cache.restore(old)
-			kept++
-			s.progress.received.Store(int64(kept))
-		case ok && old.GetUID() != m.UID:
-			s.cache.vanished(old)
-			gone++
-			fetches = append(fetches, &fetch[T]{key: k})
-		default:
-			fetches = append(fetches, &fetch[T]{key: k, old: old, hadOld: ok})
-		}
-	}
+	var items []listed
 	var rv, cont string
 	for {
-		pageRV, next, remaining, err := s.src.metadataList(ctx, cont, s.cfg.pageSize, each)
+		pageRV, next, remaining, err := s.src.metadataList(ctx, cont, s.cfg.pageSize, func(m *metav1.PartialObjectMetadata) {
+			items = append(items, listed{Key{Namespace: m.Namespace, Name: m.Name}, m.UID, m.ResourceVersion})
+		})
 		if err != nil {
 			return result{op: "list", err: err}, false
 		}
 		if cont == "" && remaining >= 0 {
-			s.progress.estimate.Store(listed + remaining)
+			s.progress.estimate.Store(int64(len(items)) + remaining)
 		}
 		rv, cont = pageRV, next
 		if cont == "" {
 			break
 		}
 	}
+	var snap map[Key]T
+	select {
+	case snap = <-loading:
+	case <-ctx.Done():
+		return result{op: "list", err: ctx.Err()}, false
+	}
+	if snap == nil { // not usable: logged
+		return result{}, true
+	}
+	var fetches []*fetch[T]
+	kept, gone := 0, 0
+	for _, m := range items {
+		old, ok := snap[m.key]
+		delete(snap, m.key)
+		switch {
+		case ok && old.GetUID() == m.uid && old.GetResourceVersion() == m.rv:
+			s.cfg.metrics.EventReceived(watch.Added)
+			s.cache.restore(old)
+			kept++
+		case ok && old.GetUID() != m.uid:
+			s.cache.vanished(old)
+			gone++
+			fetches = append(fetches, &fetch[T]{key: m.key})
+		default:
+			fetches = append(fetches, &fetch[T]{key: m.key, old: old, hadOld: ok})
+		}
+	}
 	for _, o := range snap {
 		s.cache.vanished(o)
 		gone++
 	}
+	s.progress.received.Store(int64(kept))
 	total := kept + len(fetches)
 	s.progress.estimate.Store(int64(total))
 	log := s.cfg.logger.WithValues("resource", s.res.String())
