@@ -24,6 +24,11 @@ type options struct {
 	steadyWriters int
 	profileDir    string
 	timeout       time.Duration
+	// kubeVersion is the kube-apiserver version to run; "" is the test
+	// bed's default.
+	kubeVersion string
+	// watchListCompression false turns 1.37's gzip of WatchList responses off.
+	watchListCompression bool
 }
 
 func parseOptions(args []string) (options, error) {
@@ -43,6 +48,8 @@ func parseOptions(args []string) (options, error) {
 	fs.IntVar(&o.steadyWriters, "steady-writers", 8, "steady state: how many updates may be in flight at once (more for high rates)")
 	fs.StringVar(&o.profileDir, "profile", "", "write each child's CPU and heap profiles into this folder (profiling costs CPU: figures of such a run are not the benchmark's)")
 	fs.DurationVar(&o.timeout, "child-timeout", 5*time.Minute, "longest a child may take to sync or to finish its steady state")
+	fs.StringVar(&o.kubeVersion, "kube-version", "", "kube-apiserver version to run, one that hack/build-testbed.sh builds (default: $TESTBED_KUBE_VERSION, else the first it builds)")
+	fs.BoolVar(&o.watchListCompression, "watchlist-compression", true, "false starts kube-apiserver with --feature-gates=WatchListCompression=false (1.37 and later gzip WatchList responses by default)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
