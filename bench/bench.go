@@ -46,7 +46,7 @@ func benchMain(args []string) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	srv, err := launch(ctx, dir)
+	srv, err := launch(ctx, dir, o)
 	if err != nil {
 		return err
 	}
@@ -54,6 +54,12 @@ func benchMain(args []string) error {
 		fmt.Fprintln(os.Stderr, "stopping kube-apiserver and etcd")
 		srv.Stop()
 	}()
+	server, err := describeServer(ctx, srv, o.namespace)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(os.Stderr, server)
+	setup += "\n" + server
 	kubeconfig := filepath.Join(dir, "kubeconfig")
 	if err := srv.WriteKubeconfig(kubeconfig); err != nil {
 		return err
@@ -188,7 +194,14 @@ func describeResult(r result) string {
 // first when missing (hack/build-testbed.sh, which waits for a build that
 // is already running); an interrupt meanwhile returns at once, and the
 // kernel ends what was started.
-func launch(ctx context.Context, dir string) (*testbed.Server, error) {
+func launch(ctx context.Context, dir string, o options) (*testbed.Server, error) {
+	var opts []testbed.Option
+	if o.kubeVersion != "" {
+		opts = append(opts, testbed.WithKubeVersion(o.kubeVersion))
+	}
+	if !o.watchListCompression {
+		opts = append(opts, testbed.WithAPIServerFlags("--feature-gates=WatchListCompression=false"))
+	}
 	fmt.Fprintln(os.Stderr, "starting etcd and kube-apiserver (building them first if bin/ lacks them)")
 	type launched struct {
 		s   *testbed.Server
@@ -197,7 +210,7 @@ func launch(ctx context.Context, dir string) (*testbed.Server, error) {
 	ch := make(chan launched, 1)
 	started := time.Now()
 	go func() {
-		s, err := testbed.Launch(dir)
+		s, err := testbed.Launch(dir, opts...)
 		ch <- launched{s, err}
 	}()
 	select {

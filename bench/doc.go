@@ -5,6 +5,14 @@
 //	make bench                                   # defaults: 20,000 ConfigMaps of 2 KB, 3 rounds
 //	make bench BENCH_FLAGS='-n 5000 -rounds 5'   # smaller, more rounds
 //	go run ./bench -profile /tmp/prof            # also write pprof profiles of every child
+//	go run ./bench -kube-version v1.36.3         # another kube-apiserver the test bed builds
+//	go run ./bench -watchlist-compression=false  # 1.37 without gzip of WatchList responses
+//
+// The server is the test bed's default kube-apiserver (v1.37.2) unless
+// -kube-version or $TESTBED_KUBE_VERSION names another; the setup lines
+// name it and say whether it gzips WatchList responses (WatchListCompression,
+// on by default since 1.37), as a WatchList request that accepts gzip
+// finds it. Every contender's transport accepts gzip, as Go's does.
 //
 // It creates N objects in one namespace, then runs each contender as its
 // own process (this binary, re-executed with a hidden subcommand and a

@@ -29,6 +29,11 @@ type options struct {
 	parts []string
 	// clients is how many clients start at once in the server-cost part.
 	clients int
+	// kubeVersion is the kube-apiserver version to run; "" is the test
+	// bed's default.
+	kubeVersion string
+	// watchListCompression false turns 1.37's gzip of WatchList responses off.
+	watchListCompression bool
 }
 
 // The parts of the benchmark, in the order they run.
@@ -61,6 +66,8 @@ func parseOptions(args []string) (options, error) {
 	fs.DurationVar(&o.timeout, "child-timeout", 5*time.Minute, "longest a child may take to sync or to finish its steady state")
 	parts := fs.String("parts", strings.Join(partNames, ","), "comma-separated parts to run: "+strings.Join(partNames, ", "))
 	fs.IntVar(&o.clients, "clients", 8, "server cost: clients started at once, each its own process")
+	fs.StringVar(&o.kubeVersion, "kube-version", "", "kube-apiserver version to run, one that hack/build-testbed.sh builds (default: $TESTBED_KUBE_VERSION, else the first it builds)")
+	fs.BoolVar(&o.watchListCompression, "watchlist-compression", true, "false starts kube-apiserver with --feature-gates=WatchListCompression=false (1.37 and later gzip WatchList responses by default)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}

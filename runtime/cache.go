@@ -131,7 +131,13 @@ func (c *cache[T]) beginResync() bool {
 // state is dropped, so that per object events stay in resourceVersion order.
 func (c *cache[T]) upsert(obj T) {
 	rv := obj.GetResourceVersion()
-	obj = c.transform(obj)
+	c.put(c.transform(obj), rv)
+}
+
+// restore applies an object from a snapshot, transformed when it was saved.
+func (c *cache[T]) restore(obj T) { c.put(obj, obj.GetResourceVersion()) }
+
+func (c *cache[T]) put(obj T, rv string) {
 	k := KeyOf(obj)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -147,18 +153,47 @@ func (c *cache[T]) upsert(obj T) {
 	c.cfg.metrics.ObjectsStored(n)
 }
 
-// delete applies a deleted object; handlers get obj, the final state.
+// delete applies a deleted object; handlers get obj, the final state. A
+// deletion older than the stored state (an object of the same name fetched
+// after it, during a warm start) is dropped.
 func (c *cache[T]) delete(obj T) {
+	rv := obj.GetResourceVersion()
 	obj = c.transform(obj)
 	k := KeyOf(obj)
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if cur, ok := c.store.get(k); ok && compareRV(cur.obj.GetResourceVersion(), rv) > 0 {
+		return
+	}
 	old, ok, n := c.store.remove(k)
 	if !ok {
 		return
 	}
 	c.notify(k, old, true, obj, true, DeletionObserved)
 	c.cfg.metrics.ObjectsStored(n)
+}
+
+// vanished tells handlers that obj, an object of a snapshot that is not in
+// the store, is gone: OnDelete(obj, DeletionInferred), though this process
+// never delivered it, since its previous run did.
+func (c *cache[T]) vanished(obj T) {
+	k := KeyOf(obj)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.store.get(k); !ok {
+		c.notify(k, obj, true, obj, true, DeletionInferred)
+	}
+}
+
+// snapshot returns the stored objects when they are a consistent state of
+// the server (synced and no resync under way), for saving.
+func (c *cache[T]) snapshot() ([]T, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.synced.Load() || c.inResync {
+		return nil, false
+	}
+	return c.store.List(), true
 }
 
 // finishResync deletes what the resync did not see, marks the cache synced

@@ -41,6 +41,11 @@ type checker struct {
 	errs       map[runtime.ErrorKind]int
 	firstErrs  []string
 	closed     bool // the syncer was stopped: no call may come after
+	// prior is the state a previous run's handlers were left with (a warm
+	// start): an inferred OnDelete of a prior object not delivered in this
+	// run is the news that it vanished while no process ran.
+	prior    map[string]uint64
+	vanished map[string]int
 
 	firstAdd     chan struct{} // closed at the first OnAdd
 	firstAddOnce sync.Once
@@ -49,7 +54,7 @@ type checker struct {
 func newChecker(ns string) *checker {
 	return &checker{
 		ns: ns, state: map[string]*corev1.ConfigMap{}, last: map[string]uint64{},
-		errs: map[runtime.ErrorKind]int{}, firstAdd: make(chan struct{}),
+		errs: map[runtime.ErrorKind]int{}, firstAdd: make(chan struct{}), vanished: map[string]int{},
 	}
 }
 
@@ -97,6 +102,7 @@ func (c *checker) OnAdd(obj *corev1.ConfigMap) {
 		return
 	}
 	c.adds++
+	delete(c.prior, k)
 	if cur, present := c.state[k]; present {
 		c.violate("OnAdd %s@%d: already present at %s", k, rv, cur.ResourceVersion)
 	} else if last, seen := c.last[k]; seen && rv <= last {
@@ -133,6 +139,15 @@ func (c *checker) OnDelete(obj *corev1.ConfigMap, how runtime.Deletion) {
 		return
 	}
 	c.deletes++
+	if p, ok := c.prior[k]; ok && how == runtime.DeletionInferred {
+		if _, present := c.state[k]; present || rv != p {
+			c.violate("OnDelete %s@%d (vanished): present, or not the prior state %d", k, rv, p)
+		}
+		delete(c.prior, k)
+		c.vanished[k]++
+		c.last[k] = max(rv, c.last[k])
+		return
+	}
 	if _, present := c.state[k]; !present {
 		c.violate("OnDelete %s@%d: not present", k, rv)
 	} else if how == runtime.DeletionObserved && rv < c.last[k] {
@@ -246,11 +261,18 @@ func (c *checker) String() string {
 // it also runs when the test ends.
 func startChecked(t *testing.T, cfg *rest.Config, ns string, opts ...runtime.Option) (s *runtime.Syncer[*corev1.ConfigMap], c *checker, stop func()) {
 	t.Helper()
-	s, err := runtime.New[*corev1.ConfigMap](cfg, configMaps, append([]runtime.Option{runtime.WithNamespace(ns)}, opts...)...)
+	c = newChecker(ns)
+	s, stop = startWith(t, cfg, c, opts...)
+	return s, c, stop
+}
+
+// startWith is startChecked with a checker of the caller's.
+func startWith(t *testing.T, cfg *rest.Config, c *checker, opts ...runtime.Option) (s *runtime.Syncer[*corev1.ConfigMap], stop func()) {
+	t.Helper()
+	s, err := runtime.New[*corev1.ConfigMap](cfg, configMaps, append([]runtime.Option{runtime.WithNamespace(c.ns)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c = newChecker(ns)
 	c.register(s)
 	stopRun := runSyncer(t, s)
 	stop = sync.OnceFunc(func() {
@@ -258,7 +280,7 @@ func startChecked(t *testing.T, cfg *rest.Config, ns string, opts ...runtime.Opt
 		c.close()
 	})
 	t.Cleanup(stop)
-	return s, c, stop
+	return s, stop
 }
 
 // state is a set of objects as key -> resourceVersion.

@@ -3,6 +3,7 @@ package runtime_test
 import (
 	"context"
 	"net/http"
+	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -303,12 +304,14 @@ func TestProtobufAnswerForJSONOnlyTypeIsAnError(t *testing.T) {
 func TestNewRejectsBadOptions(t *testing.T) {
 	cfg := &rest.Config{Host: "https://127.0.0.1:1"}
 	for name, opts := range map[string][]runtime.Option{
-		"negative watch timeout": {runtime.WithWatchTimeout(-1)},
-		"zero backoff":           {runtime.WithBackoff(0, time.Second)},
-		"backoff cap below base": {runtime.WithBackoff(time.Second, time.Millisecond)},
-		"zero bookmark timeout":  {runtime.WithBookmarkTimeout(0)},
-		"negative page size":     {runtime.WithPageSize(-1)},
-		"nil metrics":            {runtime.WithMetrics(nil)},
+		"negative watch timeout":  {runtime.WithWatchTimeout(-1)},
+		"zero backoff":            {runtime.WithBackoff(0, time.Second)},
+		"backoff cap below base":  {runtime.WithBackoff(time.Second, time.Millisecond)},
+		"zero bookmark timeout":   {runtime.WithBookmarkTimeout(0)},
+		"negative page size":      {runtime.WithPageSize(-1)},
+		"nil metrics":             {runtime.WithMetrics(nil)},
+		"snapshot folder missing": {runtime.WithSnapshot("/nonexistent/folder/snapshot")},
+		"zero snapshot interval":  {runtime.WithSnapshot(filepath.Join(t.TempDir(), "s")), runtime.WithSnapshotInterval(0)},
 	} {
 		if _, err := runtime.New[*corev1.ConfigMap](cfg, configMaps, opts...); err == nil {
 			t.Errorf("%s: New accepted it", name)

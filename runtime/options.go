@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -74,6 +76,11 @@ func (c *config) validate() error {
 	}
 	if c.pageSize < 0 {
 		errs = append(errs, fmt.Errorf("WithPageSize must not be negative, got %d", c.pageSize))
+	}
+	if c.snapshotPath != "" {
+		if fi, err := os.Stat(filepath.Dir(c.snapshotPath)); err != nil || !fi.IsDir() {
+			errs = append(errs, fmt.Errorf("WithSnapshot(%q): its folder must exist: %v", c.snapshotPath, err))
+		}
 	}
 	if c.metrics == nil {
 		errs = append(errs, errors.New("WithMetrics(nil): use NopMetrics{}"))

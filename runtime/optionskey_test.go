@@ -23,6 +23,7 @@ func TestOptionsKey(t *testing.T) {
 		{WithNamespace("a"), WithIndex("node", byNode), WithLabelSelector("x=y")},
 		{WithNamespace("a"), WithIndex("node", byNode), WithoutWatchList()},
 		{WithNamespace("a"), WithIndex("node", byNode), WithStripManagedFields()},
+		{WithNamespace("a"), WithIndex("node", byNode), WithSnapshot("/var/lib/x")},
 	} {
 		if b := OptionsKey(other...); a == b {
 			t.Errorf("different options make the same key %s", a)

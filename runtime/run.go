@@ -3,6 +3,8 @@ package runtime
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -35,9 +37,11 @@ func (r *retry) reset() {
 }
 
 // Run syncs until ctx is done, retrying every failure with capped
-// exponential backoff and jitter, and returns nil when ctx is done, once no
-// handler call is under way. It may be called once.
-func (s *Syncer[T]) Run(ctx context.Context) error {
+// exponential backoff and jitter, and returns once ctx is done and no
+// handler call is under way. It may be called once. With WithSnapshot it
+// saves the snapshot before it returns, and returns the error if that
+// fails; otherwise it returns nil.
+func (s *Syncer[T]) Run(ctx context.Context) (err error) {
 	if !s.running.CompareAndSwap(false, true) {
 		return errors.New("runtime: Syncer.Run called twice")
 	}
@@ -45,6 +49,25 @@ func (s *Syncer[T]) Run(ctx context.Context) error {
 	if s.src == nil { // driven by a Driver
 		<-ctx.Done()
 		return nil
+	}
+	if s.cfg.snapshotPath != "" {
+		if _, err := os.Stat(s.cfg.snapshotPath); err == nil {
+			snap := make(chan map[Key]T, 1)
+			go func() { snap <- s.loadSnapshot() }() // while the first requests are under way
+			s.snap = snap
+		} else {
+			s.cfg.logger.V(1).Info("no snapshot yet; starting cold", "resource", s.res.String(), "path", s.cfg.snapshotPath)
+		}
+		saving, stop := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { defer close(done); s.saveSnapshots(saving) }()
+		defer func() {
+			stop()
+			<-done
+			if _, serr := s.saveSnapshot(); serr != nil {
+				err = fmt.Errorf("runtime: %s: saving the snapshot: %w", s.res, serr)
+			}
+		}()
 	}
 	r := newRetry(&s.cfg)
 	for ctx.Err() == nil {
@@ -106,6 +129,13 @@ func (s *Syncer[T]) settle(r *retry, res result) time.Duration {
 func (s *Syncer[T]) cycle(ctx context.Context) result {
 	if s.rv != "" {
 		return s.watchFrom(ctx)
+	}
+	s.warm = nil // a warm start that lost its watch: the resync goes on cold
+	if snap := s.snap; snap != nil {
+		s.snap = nil // one attempt
+		if res, cold := s.warmSync(ctx, snap); !cold {
+			return res
+		}
 	}
 	if s.cfg.watchList && modes.choose(s.src.key, time.Now()) == ModeWatchList {
 		if res, fallback := s.watchList(ctx); !fallback {

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/runtime/serializer/streaming"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 )
 
@@ -28,7 +29,9 @@ type source[T Object] struct {
 	res        Resource
 	cfg        *config
 	key        string // server and resource, for the mode memory
+	server     string // the server's address and API path
 	elemType   reflect.Type
+	metadata   metadata.Interface // metadata-only requests, for warm starts
 }
 
 // protobufType is what the protobuf serializer needs of a type.
@@ -80,7 +83,15 @@ func newSource[T Object](restCfg *rest.Config, res Resource, cfg *config) (*sour
 	if err != nil {
 		return nil, fmt.Errorf("runtime.New: %s: %w", res, err)
 	}
+	var meta metadata.Interface
+	if cfg.snapshotPath != "" {
+		if meta, err = metadata.NewForConfigAndClient(c, client.Client); err != nil {
+			return nil, fmt.Errorf("runtime.New: %s: %w", res, err)
+		}
+	}
 	return &source[T]{
+		metadata:   meta,
+		server:     restCfg.Host + restCfg.APIPath,
 		client:     client,
 		negotiator: kruntime.NewClientNegotiator(c.NegotiatedSerializer, gv),
 		protobuf:   objProto && listProto,
@@ -135,7 +146,11 @@ func (s *source[T]) open(ctx context.Context, opts metav1.ListOptions) (*stream,
 	// Reading through a buffer takes whatever the connection holds in one
 	// call rather than a frame header, then a frame: the HTTP/2 transport
 	// sends a WINDOW_UPDATE (a write) for every 4 KiB read in small calls,
-	// but once per call for larger ones.
+	// but once per call for larger ones. A gzip-compressed response (1.37's
+	// WatchList) is inflated by the transport, whose gzip reader reads the
+	// body in 4 KiB calls whatever this buffer: a WINDOW_UPDATE per 4 KiB of
+	// compressed bytes, a cost lost in that of inflating (measured: reading
+	// the compressed body in 64 KiB calls saved no CPU).
 	buf := bufio.NewReaderSize(body, 64<<10)
 	mediaType, err := s.sniff(buf)
 	if err != nil {
@@ -231,6 +246,43 @@ func (s *source[T]) list(ctx context.Context, cont string, limit int64, each fun
 		return "", "", 0, errDecode{err}
 	}
 	return lm.GetResourceVersion(), lm.GetContinue(), remaining, nil
+}
+
+// metadataList reads one page of a consistent metadata-only LIST
+// (PartialObjectMetadataList: names, UIDs, resourceVersions, labels...),
+// calls each for every item and returns what list returns.
+func (s *source[T]) metadataList(ctx context.Context, cont string, limit int64, each func(*metav1.PartialObjectMetadata)) (rv, next string, remaining int64, err error) {
+	opts := s.listOptions()
+	opts.Limit = limit
+	opts.Continue = cont
+	r := s.metadata.Resource(s.res.GroupVersionResource())
+	var page *metav1.PartialObjectMetadataList
+	if s.res.Namespaced {
+		page, err = r.Namespace(s.cfg.namespace).List(ctx, opts)
+	} else {
+		page, err = r.List(ctx, opts)
+	}
+	if err != nil {
+		return "", "", 0, err
+	}
+	remaining = -1
+	if page.Continue == "" {
+		remaining = 0
+	} else if page.RemainingItemCount != nil {
+		remaining = *page.RemainingItemCount
+	}
+	for i := range page.Items {
+		each(&page.Items[i])
+	}
+	return page.ResourceVersion, page.Continue, remaining, nil
+}
+
+// get reads one object, in a state not older than resourceVersion rv.
+func (s *source[T]) get(ctx context.Context, k Key, rv string) (T, error) {
+	obj := reflect.New(s.elemType).Interface().(T)
+	err := s.client.Get().NamespaceIfScoped(k.Namespace, s.res.Namespaced).Resource(s.res.Resource).Name(k.Name).
+		VersionedParams(&metav1.GetOptions{ResourceVersion: rv}, metav1.ParameterCodec).Do(ctx).Into(obj)
+	return obj, err
 }
 
 // watchTimeout returns the configured watch timeout, jittered up to twice

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"sync"
 	"sync/atomic"
 
 	"k8s.io/client-go/rest"
@@ -21,10 +22,14 @@ type Syncer[T Object] struct {
 	progress progress
 	lastErr  atomic.Pointer[SyncError]
 
+	saving sync.Mutex // one snapshot written at a time
+
 	// Owned by the Run goroutine.
-	rv   string // last resourceVersion seen; "" means a full resync is due
-	due  Reason // why the next resync is due
-	cuts int    // WatchList streams in a row cut before their end bookmark
+	rv   string           // last resourceVersion seen; "" means a full resync is due
+	due  Reason           // why the next resync is due
+	cuts int              // WatchList streams in a row cut before their end bookmark
+	snap <-chan map[Key]T // the snapshot being loaded for a warm start, until it is used
+	warm *warmState       // a warm start waiting for its watch
 }
 
 // New returns a Syncer of T for res, talking to the server of cfg. It

@@ -59,8 +59,10 @@ func (s *Syncer[T]) consume(ctx context.Context, w *stream, opened time.Time) re
 		switch ev.Type {
 		case watch.Added, watch.Modified:
 			s.cache.upsert(obj)
+			s.warmEvent(obj, ev.Type)
 		case watch.Deleted:
 			s.cache.delete(obj)
+			s.warmEvent(obj, ev.Type)
 		}
 	}
 }

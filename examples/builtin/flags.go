@@ -11,6 +11,7 @@ type options struct {
 	namespace  string
 	resource   string
 	once       bool
+	snapshot   string
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -21,6 +22,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.namespace, "namespace", "", "namespace to sync (default: all; ignored for nodes)")
 	fs.StringVar(&o.resource, "resource", "pods", "resource to sync: "+resourceNames())
 	fs.BoolVar(&o.once, "once", false, "exit after the initial sync")
+	fs.StringVar(&o.snapshot, "snapshot", "", "file to keep the synced objects in between runs: the next run starts warm from it")
 	if err := fs.Parse(args); err != nil {
 		return o, usageError{err}
 	}

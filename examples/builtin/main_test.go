@@ -65,7 +65,7 @@ func TestOnceConfigMaps(t *testing.T) {
 		t.Errorf("synced %d configmaps, want %d", got, n)
 	}
 	if m[2] != "watchlist" {
-		t.Errorf("mode=%s, want watchlist on a 1.36 server", m[2])
+		t.Errorf("mode=%s, want watchlist on the test bed's server", m[2])
 	}
 	if len(out) != 1 {
 		t.Errorf("--once printed %d lines on stdout, want only the synced line:\n%s", len(out), stdout.String())

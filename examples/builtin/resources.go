@@ -50,7 +50,11 @@ var resources = map[string]followFunc{
 
 // syncerOptions are the runtime options the flags ask for.
 func syncerOptions(o options) []runtime.Option {
-	return []runtime.Option{runtime.WithNamespace(o.namespace)}
+	opts := []runtime.Option{runtime.WithNamespace(o.namespace)}
+	if o.snapshot != "" {
+		opts = append(opts, runtime.WithSnapshot(o.snapshot))
+	}
+	return opts
 }
 
 // resourceNames returns the --resource values, e.g. "configmaps|deployments|nodes|pods".

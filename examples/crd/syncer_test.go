@@ -45,7 +45,7 @@ func TestWidgetSyncer(t *testing.T) {
 		t.Fatalf("store has %d widgets, want %d", store.Len(), n)
 	}
 	if s.Mode() != runtime.ModeWatchList {
-		t.Errorf("mode %s, want watchlist on a 1.36 server", s.Mode())
+		t.Errorf("mode %s, want watchlist on the test bed's server", s.Mode())
 	}
 	for k, owner := range fixture.Owners {
 		assertAll(t, "ByOwner", owner, store.ByOwner(owner), fixture.CountOf(n, k, len(fixture.Owners)),

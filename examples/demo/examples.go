@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/syncer-gen/syncer-gen/internal/testbed"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"time"
@@ -18,7 +20,7 @@ const (
 	exitDeadline  = 15 * time.Second // a clean exit after SIGINT
 )
 
-var builtinSynced = regexp.MustCompile(`^synced (\d+) configmaps in \d+\.\d\ds mode=(watchlist|list)$`)
+var builtinSynced = regexp.MustCompile(`^synced (\d+) configmaps in \d+\.\d\ds mode=(watchlist|list|warm)$`)
 
 // launch starts the example name with args and shows its command line.
 func (d *demo) launch(name string, args ...string) (*child, error) {
@@ -31,29 +33,60 @@ func (d *demo) launch(name string, args ...string) (*child, error) {
 	return c, nil
 }
 
-// runBuiltin runs examples/builtin --once and checks its last line.
+// runBuiltin runs examples/builtin --once, saving a snapshot, and checks
+// its last line.
 func (d *demo) runBuiltin(ctx context.Context) error {
-	c, err := d.launch("builtin", "--kubeconfig", d.kubeconfig, "--namespace", d.o.namespace, "--resource", "configmaps", "--once")
+	mode, err := d.builtinOnce(ctx, d.o.configMaps)
 	if err != nil {
 		return err
 	}
-	if err := c.wait(ctx, syncDeadline); err != nil {
+	d.ui.ok("exited 0; its last line counts the %d ConfigMaps created, mode=%s; snapshot saved", d.o.configMaps, mode)
+	return nil
+}
+
+// runBuiltinWarm changes, deletes and creates 1% of the ConfigMaps, then
+// runs examples/builtin --once again from its snapshot.
+func (d *demo) runBuiltinWarm(ctx context.Context) error {
+	n := max(1, d.o.configMaps/100)
+	if _, err := testbed.ChurnConfigMaps(ctx, d.srv.Client(), d.o.namespace, n); err != nil {
 		return err
+	}
+	d.ui.ok("%d ConfigMaps changed, %d deleted, %d created while it was not running", n, n, n)
+	mode, err := d.builtinOnce(ctx, d.o.configMaps)
+	if err != nil {
+		return err
+	}
+	if mode != "warm" {
+		return fmt.Errorf("builtin synced in mode %s, want warm (from its snapshot)", mode)
+	}
+	d.ui.ok("exited 0; mode=warm: only what changed was fetched")
+	return nil
+}
+
+// builtinOnce runs examples/builtin --once with its snapshot, checks that
+// its last line counts want ConfigMaps and returns the mode it names.
+func (d *demo) builtinOnce(ctx context.Context, want int) (string, error) {
+	c, err := d.launch("builtin", "--kubeconfig", d.kubeconfig, "--namespace", d.o.namespace, "--resource", "configmaps",
+		"--snapshot", filepath.Join(d.dir, "configmaps.snapshot"), "--once")
+	if err != nil {
+		return "", err
+	}
+	if err := c.wait(ctx, syncDeadline); err != nil {
+		return "", err
 	}
 	out := c.out.Lines()
 	if len(out) == 0 {
-		return fmt.Errorf("builtin printed nothing on stdout")
+		return "", fmt.Errorf("builtin printed nothing on stdout")
 	}
 	last := out[len(out)-1]
 	m := builtinSynced.FindStringSubmatch(last)
 	if m == nil {
-		return fmt.Errorf("builtin's last line %q does not match %s", last, builtinSynced)
+		return "", fmt.Errorf("builtin's last line %q does not match %s", last, builtinSynced)
 	}
-	if n, _ := strconv.Atoi(m[1]); n != d.o.configMaps {
-		return fmt.Errorf("builtin synced %d configmaps, %d were created", n, d.o.configMaps)
+	if n, _ := strconv.Atoi(m[1]); n != want {
+		return "", fmt.Errorf("builtin synced %d configmaps, the namespace holds %d", n, want)
 	}
-	d.ui.ok("exited 0; its last line counts the %d ConfigMaps created, mode=%s", d.o.configMaps, m[2])
-	return nil
+	return m[2], nil
 }
 
 // runCRD runs examples/crd live, changes widgets and waits for each event.

@@ -45,7 +45,8 @@ func run(ctx context.Context, o options, u *ui) (err error) {
 		{"Installing the Widget CustomResourceDefinition", d.installCRD},
 		{fmt.Sprintf("Creating %d ConfigMaps and %d Widgets in namespace %q", o.configMaps, o.widgets, o.namespace), d.populate},
 		{"Building examples/builtin and examples/crd", d.build},
-		{"examples/builtin: sync every ConfigMap once", d.runBuiltin},
+		{"examples/builtin: sync every ConfigMap once, keeping a snapshot", d.runBuiltin},
+		{"examples/builtin again, after 1% churn: a warm restart from the snapshot", d.runBuiltinWarm},
 		{"examples/crd: sync the widgets, then follow them live", d.runCRD},
 		{"examples/crd --reconcile: a controller writes each widget's status; /metrics", d.runController},
 	}

@@ -106,7 +106,10 @@ func (p *Proxy) serve(rp *httputil.ReverseProxy, w http.ResponseWriter, r *http.
 		r.URL.RawQuery = q.Encode()
 	}
 	if watching && p.dropBookmark.Load() {
+		// JSON lines, uncompressed (1.37 gzips WatchList streams): the
+		// filter reads the stream line by line.
 		r.Header.Set("Accept", "application/json")
+		r.Header.Set("Accept-Encoding", "identity")
 	}
 	if !watching {
 		rp.ServeHTTP(w, r)

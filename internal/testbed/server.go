@@ -160,6 +160,7 @@ func (s *Server) prepareAPIServer(extra []string) error {
 	s.args = append([]string{
 		"--bind-address=127.0.0.1",
 		"--advertise-address=127.0.0.1",
+		"--endpoint-reconciler-type=none", // 1.37 refuses a loopback address for the kubernetes Service endpoints
 		"--secure-port=" + strconv.Itoa(s.port),
 		"--cert-dir=" + filepath.Join(s.dir, "certs"),
 		"--etcd-servers=" + s.etcdURL,

@@ -93,6 +93,7 @@ func (s WriterStats) String() string {
 // that refuses) are counted and the writer carries on: it never fails the
 // test from its goroutines.
 type Writer struct {
+	serial  int64 // names the objects it creates apart from other writers'
 	cs      kubernetes.Interface
 	ns      string
 	o       WriterOptions
@@ -107,6 +108,9 @@ type Writer struct {
 	creates, updates, deletes, errors atomic.Int64
 	lastErr                           atomic.Pointer[error]
 }
+
+// writers counts the Writers started by this process.
+var writers atomic.Int64
 
 // StartWriter starts a Writer on ns with the client configuration cfg
 // (each request is bounded to 5s, so that a killed apiserver cannot hang
@@ -130,7 +134,8 @@ func StartWriter(t testing.TB, cfg *rest.Config, ns string, o WriterOptions) *Wr
 		existing = list.Items
 	}
 	w := &Writer{
-		cs: cs, ns: ns, o: o,
+		serial: writers.Add(1),
+		cs:     cs, ns: ns, o: o,
 		limiter: flowcontrol.NewTokenBucketRateLimiter(float32(o.Rate), o.Workers),
 		started: time.Now(),
 	}
@@ -241,7 +246,7 @@ func (w *Writer) work(ctx context.Context, id int, owned []string) {
 		switch {
 		case r < create:
 			seq++
-			name := fmt.Sprintf("w%d-%06d", id, seq)
+			name := fmt.Sprintf("w%d-%d-%06d", w.serial, id, seq)
 			_, err := w.cs.CoreV1().ConfigMaps(w.ns).Create(ctx, &corev1.ConfigMap{
 				ObjectMeta: metav1.ObjectMeta{Name: name},
 				Data:       map[string]string{"v": "0", "pad": payload},

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+
+	"github.com/syncer-gen/syncer-gen/internal/testbed"
+	"k8s.io/client-go/rest"
+)
+
+// describeServer names the kube-apiserver's version and tells whether it
+// gzips WatchList responses (1.37's WatchListCompression), as seen on the
+// wire: a WatchList request for nothing (a label selector no object has)
+// that accepts gzip, answered with Content-Encoding gzip or not.
+func describeServer(ctx context.Context, srv *testbed.Server, namespace string) (string, error) {
+	client, err := rest.HTTPClientFor(srv.Config())
+	if err != nil {
+		return "", err
+	}
+	defer client.CloseIdleConnections()
+	q := url.Values{
+		"watch":                {"1"},
+		"sendInitialEvents":    {"true"},
+		"resourceVersionMatch": {"NotOlderThan"},
+		"allowWatchBookmarks":  {"true"},
+		"labelSelector":        {"syncer-gen.bench/probe=none"},
+		"timeoutSeconds":       {"1"},
+	}
+	u := srv.URL() + "/api/v1/namespaces/" + url.PathEscape(namespace) + "/configmaps?" + q.Encode()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Accept", protobufStream)
+	req.Header.Set("Accept-Encoding", "gzip") // set here, the transport leaves the body compressed and the header in place
+	resp, err := client.Do(req)
+	if err != nil {
+		return "", fmt.Errorf("WatchList probe: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		return "", fmt.Errorf("WatchList probe: HTTP %d: %q", resp.StatusCode, b)
+	}
+	compression := "off (WatchList responses not compressed)"
+	if resp.Header.Get("Content-Encoding") == "gzip" {
+		compression = "on (WatchList responses gzip-compressed)"
+	}
+	return fmt.Sprintf("server: kube-apiserver %s, WatchListCompression %s", srv.Version(), compression), nil
+}

@@ -1,0 +1,82 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"time"
+)
+
+// snapshotHeader names what this Syncer's snapshots belong to.
+func (s *Syncer[T]) snapshotHeader() snapshotHeader {
+	t := reflect.TypeFor[T]().Elem()
+	return snapshotHeader{
+		Server:        s.src.server,
+		Group:         s.res.Group,
+		Version:       s.res.Version,
+		Resource:      s.res.Resource,
+		Namespace:     s.cfg.namespace,
+		LabelSelector: s.cfg.labelSelector,
+		FieldSelector: s.cfg.fieldSelector,
+		Type:          t.PkgPath() + "." + t.Name(),
+		Transforms:    len(s.cfg.transforms),
+		Saved:         time.Now().UTC(),
+	}
+}
+
+// loadSnapshot reads the snapshot for the first sync. A missing one is a
+// first run; one that cannot be used is logged, and the sync is cold.
+func (s *Syncer[T]) loadSnapshot() map[Key]T {
+	log := s.cfg.logger.WithValues("resource", s.res.String(), "path", s.cfg.snapshotPath)
+	started := time.Now()
+	objs, hdr, err := readSnapshot(s.cfg.snapshotPath, s.snapshotHeader(), codecFor[T](s.res))
+	switch {
+	case errors.Is(err, errSnapshotMissing): // removed since Run looked
+		log.V(1).Info("no snapshot yet; starting cold")
+		return nil
+	case err != nil:
+		log.Info("snapshot not used; starting cold", "err", err.Error())
+		return nil
+	}
+	byKey := make(map[Key]T, len(objs))
+	for _, o := range objs {
+		byKey[KeyOf(o)] = o
+	}
+	log.V(1).Info("snapshot loaded", "objects", len(objs), "saved", hdr.Saved, "took", time.Since(started).Round(time.Millisecond))
+	return byKey
+}
+
+// saveSnapshot writes the store to the snapshot file when it holds a
+// consistent state of the server; saved is false when it did not.
+func (s *Syncer[T]) saveSnapshot() (saved bool, err error) {
+	s.saving.Lock()
+	defer s.saving.Unlock()
+	objs, ok := s.cache.snapshot()
+	if !ok {
+		return false, nil
+	}
+	started := time.Now()
+	if err := writeSnapshot(s.cfg.snapshotPath, s.snapshotHeader(), codecFor[T](s.res), objs); err != nil {
+		return false, err
+	}
+	s.cfg.logger.V(1).Info("snapshot saved", "resource", s.res.String(), "path", s.cfg.snapshotPath,
+		"objects", len(objs), "took", time.Since(started).Round(time.Millisecond))
+	return true, nil
+}
+
+// saveSnapshots saves the snapshot every snapshot interval until ctx is
+// done. A failure is logged and tried again at the next interval.
+func (s *Syncer[T]) saveSnapshots(ctx context.Context) {
+	t := time.NewTicker(s.cfg.snapshotEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if _, err := s.saveSnapshot(); err != nil {
+				s.cfg.logger.Error(err, "saving the snapshot", "resource", s.res.String(), "path", s.cfg.snapshotPath)
+			}
+		}
+	}
+}

@@ -1,0 +1,319 @@
+package runtime
+
+import (
+	"bufio"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// A snapshot file holds a Syncer's objects, so that its next run can start
+// warm. Layout, every length an unsigned varint:
+//
+//	"syncer-gen/snapshot\n"  magic
+//	format version
+//	length, header           JSON: whose objects these are (snapshotHeader)
+//	length, object           once per object, length > 0, in the header's encoding
+//	0                        end of the objects
+//	CRC-32C                  4 bytes, big-endian, of every byte before it
+//
+// A file that is truncated, has bytes after the checksum, a wrong checksum,
+// another format version or another owner is refused as a whole.
+const (
+	snapshotMagic   = "syncer-gen/snapshot\n"
+	snapshotFormat  = 1
+	maxHeaderLength = 64 << 10
+	maxObjectLength = 256 << 20 // far above what an API server stores (etcd's limit is 1.5 MiB)
+)
+
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
+
+// snapshotHeader names what a snapshot belongs to. Two headers that differ
+// in any field but Objects and Saved belong to different Syncers.
+type snapshotHeader struct {
+	Server        string    `json:"server"`
+	Group         string    `json:"group"`
+	Version       string    `json:"version"`
+	Resource      string    `json:"resource"`
+	Namespace     string    `json:"namespace"`
+	LabelSelector string    `json:"labelSelector"`
+	FieldSelector string    `json:"fieldSelector"`
+	Type          string    `json:"type"`       // Go type of the objects
+	Transforms    int       `json:"transforms"` // objects are stored transformed
+	Encoding      string    `json:"encoding"`   // "protobuf" or "json"
+	Objects       int       `json:"objects"`
+	Saved         time.Time `json:"saved"`
+}
+
+// mismatch names the first field in which h differs from want, or "".
+func (h snapshotHeader) mismatch(want snapshotHeader) string {
+	h.Objects, h.Saved = want.Objects, want.Saved
+	if h == want {
+		return ""
+	}
+	a, b := reflect.ValueOf(h), reflect.ValueOf(want)
+	for i := range a.NumField() {
+		if a.Field(i).Interface() != b.Field(i).Interface() {
+			return fmt.Sprintf("%s %v, not %v", a.Type().Field(i).Tag.Get("json"), a.Field(i).Interface(), b.Field(i).Interface())
+		}
+	}
+	return ""
+}
+
+// objectCodec turns objects of one type into bytes and back.
+type objectCodec[T Object] struct {
+	name   string
+	encode func(T, []byte) ([]byte, error) // may reuse the buffer given
+	decode func([]byte) (T, error)
+}
+
+// protobufMarshaler is what the generated protobuf code of API types has.
+type protobufMarshaler interface {
+	Size() int
+	MarshalToSizedBuffer([]byte) (int, error)
+}
+
+// codecFor returns protobuf for types that have its generated methods (the
+// built-in APIs) and JSON for the others (CRD types).
+func codecFor[T Object](res Resource) objectCodec[T] {
+	elem := reflect.TypeFor[T]().Elem()
+	if _, ok := any(reflect.New(elem).Interface()).(interface {
+		protobufMarshaler
+		protobufType
+	}); ok {
+		gvk := schema.GroupVersionKind{Group: res.Group, Version: res.Version, Kind: res.Kind}
+		return objectCodec[T]{
+			name: "protobuf",
+			encode: func(o T, buf []byte) ([]byte, error) {
+				m := any(o).(protobufMarshaler)
+				n := m.Size()
+				if cap(buf) < n {
+					buf = make([]byte, n)
+				}
+				buf = buf[:n]
+				_, err := m.MarshalToSizedBuffer(buf)
+				return buf, err
+			},
+			decode: func(b []byte) (T, error) {
+				o := reflect.New(elem).Interface().(T)
+				if err := any(o).(protobufType).Unmarshal(b); err != nil {
+					return o, err
+				}
+				o.GetObjectKind().SetGroupVersionKind(gvk) // as the server's decoder does
+				return o, nil
+			},
+		}
+	}
+	return jsonCodec[T]()
+}
+
+func jsonCodec[T Object]() objectCodec[T] {
+	elem := reflect.TypeFor[T]().Elem()
+	return objectCodec[T]{
+		name:   "json",
+		encode: func(o T, _ []byte) ([]byte, error) { return json.Marshal(o) },
+		decode: func(b []byte) (T, error) {
+			o := reflect.New(elem).Interface().(T)
+			return o, json.Unmarshal(b, o)
+		},
+	}
+}
+
+// writeSnapshot writes objs to path under hdr: into a new file in the same
+// folder (mode 0600: objects may be Secrets), object by object, synced,
+// then renamed over path, so that path holds either the old snapshot or the
+// whole new one.
+func writeSnapshot[T Object](path string, hdr snapshotHeader, codec objectCodec[T], objs []T) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if err := f.Chmod(0o600); err != nil {
+		return err
+	}
+	crc := crc32.New(crcTable)
+	w := bufio.NewWriterSize(io.MultiWriter(f, crc), 256<<10)
+	hdr.Objects, hdr.Encoding = len(objs), codec.name
+	head, err := json.Marshal(hdr)
+	if err != nil {
+		return err
+	}
+	w.WriteString(snapshotMagic)
+	writeUvarint(w, snapshotFormat)
+	writeFrame(w, head)
+	var buf []byte
+	for _, o := range objs {
+		if buf, err = codec.encode(o, buf); err != nil {
+			return fmt.Errorf("encoding %s: %w", KeyOf(o), err)
+		}
+		writeFrame(w, buf)
+	}
+	writeUvarint(w, 0)
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if err := binary.Write(f, binary.BigEndian, crc.Sum32()); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return err
+	}
+	if d, err := os.Open(filepath.Dir(path)); err == nil { // make the rename durable
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+func writeUvarint(w *bufio.Writer, n uint64) {
+	w.Write(binary.AppendUvarint(w.AvailableBuffer(), n))
+}
+
+func writeFrame(w *bufio.Writer, b []byte) {
+	writeUvarint(w, uint64(len(b)))
+	w.Write(b)
+}
+
+// errSnapshotMissing: there is no snapshot file (a first run).
+var errSnapshotMissing = errors.New("no snapshot file")
+
+// readSnapshot reads the snapshot at path, checking that it belongs to
+// want, and returns its objects and header. Any error means that nothing
+// in the file may be used.
+func readSnapshot[T Object](path string, want snapshotHeader, codec objectCodec[T]) ([]T, snapshotHeader, error) {
+	var hdr snapshotHeader
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, hdr, errSnapshotMissing
+	}
+	if err != nil {
+		return nil, hdr, err
+	}
+	defer f.Close()
+	crc := crc32.New(crcTable)
+	in := bufio.NewReaderSize(f, 256<<10)
+	r := &crcReader{r: in, crc: crc}
+	magic := make([]byte, len(snapshotMagic))
+	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != snapshotMagic {
+		return nil, hdr, errors.New("not a syncer-gen snapshot")
+	}
+	if v, err := binary.ReadUvarint(r); err != nil || v != snapshotFormat {
+		return nil, hdr, fmt.Errorf("snapshot format %d, this runtime reads format %d", v, snapshotFormat)
+	}
+	head, err := readFrame(r, maxHeaderLength, nil)
+	if err != nil {
+		return nil, hdr, fmt.Errorf("header: %w", err)
+	}
+	if err := json.Unmarshal(head, &hdr); err != nil {
+		return nil, hdr, fmt.Errorf("header: %w", err)
+	}
+	want.Encoding = codec.name
+	if m := hdr.mismatch(want); m != "" {
+		return nil, hdr, fmt.Errorf("saved for another syncer: %s", m)
+	}
+	if hdr.Objects < 0 {
+		return nil, hdr, fmt.Errorf("header counts %d objects", hdr.Objects)
+	}
+	objs := make([]T, 0, min(hdr.Objects, 1<<20))
+	var buf []byte
+	for {
+		b, err := readFrame(r, maxObjectLength, buf)
+		if err != nil {
+			return nil, hdr, fmt.Errorf("object %d: %w", len(objs)+1, err)
+		}
+		if len(b) == 0 {
+			break
+		}
+		buf = b
+		o, err := codec.decode(b)
+		if err != nil {
+			return nil, hdr, fmt.Errorf("object %d: %w", len(objs)+1, err)
+		}
+		objs = append(objs, o)
+	}
+	if len(objs) != hdr.Objects {
+		return nil, hdr, fmt.Errorf("%d objects, the header counts %d", len(objs), hdr.Objects)
+	}
+	sum := crc.Sum32()
+	var stored uint32
+	if err := binary.Read(in, binary.BigEndian, &stored); err != nil {
+		return nil, hdr, fmt.Errorf("checksum: %w", unexpectedEOF(err))
+	}
+	if stored != sum {
+		return nil, hdr, fmt.Errorf("checksum %08x, the content sums to %08x", stored, sum)
+	}
+	if _, err := in.ReadByte(); err != io.EOF {
+		return nil, hdr, errors.New("bytes after the checksum")
+	}
+	return objs, hdr, nil
+}
+
+// readFrame reads one length-prefixed frame into buf (grown as needed).
+func readFrame(r *crcReader, limit uint64, buf []byte) ([]byte, error) {
+	n, err := binary.ReadUvarint(r)
+	if err != nil {
+		return nil, unexpectedEOF(err)
+	}
+	if n > limit {
+		return nil, fmt.Errorf("length %d over the limit of %d", n, limit)
+	}
+	if uint64(cap(buf)) < n {
+		buf = make([]byte, n)
+	}
+	buf = buf[:n]
+	if _, err := io.ReadFull(r, buf); err != nil {
+		return nil, unexpectedEOF(err)
+	}
+	return buf, nil
+}
+
+func unexpectedEOF(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// crcReader sums what is read through it.
+type crcReader struct {
+	r   *bufio.Reader
+	crc hash.Hash32
+	one [1]byte
+}
+
+func (c *crcReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.crc.Write(p[:n])
+	return n, err
+}
+
+func (c *crcReader) ReadByte() (byte, error) {
+	b, err := c.r.ReadByte()
+	if err == nil {
+		c.one[0] = b
+		c.crc.Write(c.one[:])
+	}
+	return b, err
+}

@@ -1,0 +1,168 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
+)
+
+var testConfigMaps = Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true,
+	NewList: func() kruntime.Object { return &corev1.ConfigMapList{} }}
+
+func testHeader() snapshotHeader {
+	return snapshotHeader{Server: "https://127.0.0.1:6443/api", Version: "v1", Resource: "configmaps", Namespace: "ns",
+		Type: "k8s.io/api/core/v1.ConfigMap"}
+}
+
+func testObjects(n int) []*corev1.ConfigMap {
+	var objs []*corev1.ConfigMap
+	for i := range n {
+		objs = append(objs, &corev1.ConfigMap{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, // not in protobuf: the decoder sets it
+			ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprintf("cm-%d", i), UID: "u", ResourceVersion: fmt.Sprint(10 + i)},
+			Data:       map[string]string{"k": fmt.Sprint(i)},
+		})
+	}
+	return objs
+}
+
+// A snapshot reads back as written, in protobuf and in JSON, and its file
+// is readable by its owner only.
+func TestSnapshotRoundTrip(t *testing.T) {
+	codecs := map[string]objectCodec[*corev1.ConfigMap]{
+		"protobuf": codecFor[*corev1.ConfigMap](testConfigMaps), // ConfigMap has the generated protobuf methods
+		"json":     jsonCodec[*corev1.ConfigMap](),
+	}
+	for name, codec := range codecs {
+		t.Run(name, func(t *testing.T) {
+			if codec.name != name {
+				t.Fatalf("codec %s, want %s", codec.name, name)
+			}
+			path := filepath.Join(t.TempDir(), "s")
+			objs := testObjects(50)
+			if err := writeSnapshot(path, testHeader(), codec, objs); err != nil {
+				t.Fatal(err)
+			}
+			fi, err := os.Stat(path)
+			if err != nil || fi.Mode().Perm() != 0o600 {
+				t.Fatalf("stat: %v, mode %v; want 0600", err, fi.Mode())
+			}
+			got, hdr, err := readSnapshot(path, testHeader(), codec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if hdr.Objects != 50 || hdr.Encoding != name {
+				t.Errorf("header %+v", hdr)
+			}
+			if len(got) != len(objs) {
+				t.Fatalf("%d objects, want %d", len(got), len(objs))
+			}
+			for i, o := range got {
+				if o.Name != objs[i].Name || o.ResourceVersion != objs[i].ResourceVersion || o.Data["k"] != objs[i].Data["k"] {
+					t.Errorf("object %d: %s@%s %v, want %s@%s %v", i, o.Name, o.ResourceVersion, o.Data, objs[i].Name, objs[i].ResourceVersion, objs[i].Data)
+				}
+				if o.Kind != "ConfigMap" || o.APIVersion != "v1" {
+					t.Errorf("object %d: kind %q apiVersion %q", i, o.Kind, o.APIVersion)
+				}
+			}
+		})
+	}
+}
+
+// Every prefix of a snapshot, every single-bit change, a byte appended, and
+// a snapshot of another owner or format are refused.
+func TestSnapshotRefusesDamage(t *testing.T) {
+	codec := codecFor[*corev1.ConfigMap](testConfigMaps)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s")
+	if err := writeSnapshot(path, testHeader(), codec, testObjects(3)); err != nil {
+		t.Fatal(err)
+	}
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "bad")
+	refused := func(what string, b []byte) {
+		t.Helper()
+		if err := os.WriteFile(bad, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if objs, _, err := readSnapshot(bad, testHeader(), codec); err == nil {
+			t.Fatalf("%s: read %d objects, want an error", what, len(objs))
+		}
+	}
+	for n := range len(good) {
+		refused(fmt.Sprintf("first %d of %d bytes", n, len(good)), good[:n])
+	}
+	for i := range len(good) {
+		for bit := range 8 {
+			b := slices.Clone(good)
+			b[i] ^= 1 << bit
+			refused(fmt.Sprintf("bit %d of byte %d flipped", bit, i), b)
+		}
+	}
+	refused("a byte appended", append(slices.Clone(good), 0))
+
+	other := testHeader()
+	other.LabelSelector = "app=web"
+	if _, _, err := readSnapshot(path, other, codec); err == nil {
+		t.Error("a snapshot read for another label selector")
+	}
+	b := slices.Clone(good)
+	b[len(snapshotMagic)] = snapshotFormat + 1 // the format version, one byte
+	refused("another format version", b)
+
+	if _, _, err := readSnapshot(filepath.Join(dir, "none"), testHeader(), codec); !errors.Is(err, errSnapshotMissing) {
+		t.Errorf("missing file: %v, want errSnapshotMissing", err)
+	}
+}
+
+// The header names each field that differs.
+func TestSnapshotHeaderMismatch(t *testing.T) {
+	a, b := testHeader(), testHeader()
+	b.Objects, b.Saved = 7, b.Saved.AddDate(1, 0, 0)
+	if m := a.mismatch(b); m != "" {
+		t.Errorf("count and time differ only: %q, want none", m)
+	}
+	b.Namespace = "other"
+	if m := a.mismatch(b); m != "namespace ns, not other" {
+		t.Errorf("mismatch %q", m)
+	}
+}
+
+// A snapshot that fails midway leaves the previous one whole and no
+// temporary file behind.
+func TestSnapshotWriteIsAtomic(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s")
+	codec := codecFor[*corev1.ConfigMap](testConfigMaps)
+	if err := writeSnapshot(path, testHeader(), codec, testObjects(3)); err != nil {
+		t.Fatal(err)
+	}
+	failing := codec
+	n := 0
+	failing.encode = func(o *corev1.ConfigMap, buf []byte) ([]byte, error) {
+		if n++; n == 5 {
+			return nil, errors.New("no")
+		}
+		return codec.encode(o, buf)
+	}
+	if err := writeSnapshot(path, testHeader(), failing, testObjects(10)); err == nil {
+		t.Fatal("no error from a failing encoder")
+	}
+	objs, _, err := readSnapshot(path, testHeader(), codec)
+	if err != nil || len(objs) != 3 {
+		t.Fatalf("after a failed write: %d objects, %v; want the previous 3", len(objs), err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("files left: %v", entries)
+	}
+}
