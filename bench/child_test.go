@@ -64,11 +64,13 @@ func TestFormatNanosKeepsWidth(t *testing.T) {
 
 func TestOptions(t *testing.T) {
 	o, err := parseOptions(nil)
-	if err != nil || o.n != 20000 || o.size != 2048 || o.rounds != 3 || o.resource != "configmaps" || len(o.contenders) != len(contenders) {
+	if err != nil || o.n != 20000 || o.size != 2048 || o.rounds != 3 || o.resource != "configmaps" || len(o.contenders) != len(contenders) ||
+		o.clients != 8 || len(o.parts) != len(partNames) || !o.runs(partCRD) {
 		t.Errorf("defaults = %+v, %v", o, err)
 	}
 	for _, args := range [][]string{
 		{"-n", "0"}, {"-rounds", "0"}, {"-resource", "pods"}, {"-contenders", "ours,nope"}, {"-contenders", ","}, {"extra"},
+		{"-parts", "contenders,nope"}, {"-parts", ","}, {"-clients", "0"},
 	} {
 		if _, err := parseOptions(args); err == nil {
 			t.Errorf("parseOptions(%q) gave no error", args)

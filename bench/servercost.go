@@ -21,7 +21,7 @@ var serverRows = []string{ours, clientGoWatch, clientGoList}
 type serverRun struct {
 	contender string
 	slowest   float64       // the slowest client's time to synced, s
-	idleRSS   int64         // kube-apiserver's VmRSS before the clients start
+	idleRSS   int64         // kube-apiserver's RSS before the clients start
 	peak      int64         // its VmHWM from then until every client synced
 	cpu       time.Duration // its CPU time over the same span
 }
@@ -72,12 +72,13 @@ func (b *bench) serverCost(ctx context.Context, c contender, round int) (serverR
 			return r, err
 		}
 	}
+	// Once reset, VmHWM is the RSS at the reset: the baseline.
 	pid := strconv.Itoa(b.apiserver)
-	var err error
-	if r.idleRSS, err = statusBytes(pid, "VmRSS"); err != nil {
+	if err := resetHWM(b.apiserver); err != nil {
 		return r, err
 	}
-	if err := resetHWM(b.apiserver); err != nil {
+	var err error
+	if r.idleRSS, err = statusBytes(pid, "VmHWM"); err != nil {
 		return r, err
 	}
 	cpu0 := cpuOf([]int{b.apiserver})

@@ -1,0 +1,35 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestServerTable(t *testing.T) {
+	runs := []serverRun{
+		{contender: clientGoList, slowest: 2, idleRSS: 300 * mib, peak: 500 * mib, cpu: 3 * time.Second},
+		{contender: ours, slowest: 1, idleRSS: 300 * mib, peak: 310 * mib, cpu: 1 * time.Second},
+		{contender: ours, slowest: 3, idleRSS: 320 * mib, peak: 350 * mib, cpu: 2 * time.Second},
+	}
+	got := serverTable(runs, 8).String()
+	for _, tc := range []struct{ row, want string }{
+		// medians of two rounds; rows in serverRows' order, a row that did not run left out
+		{ours, "| ours           |       8 |    2 |                             2.000 |                  310.0 |                             20.0 |            1.50 |"},
+		{clientGoList, "| client-go-list |       8 |    1 |                             2.000 |                  300.0 |                            200.0 |            3.00 |"},
+		{clientGoWatch, ""},
+	} {
+		var line string
+		for _, l := range strings.Split(got, "\n") {
+			if strings.HasPrefix(l, "| "+tc.row+" ") {
+				line = l
+			}
+		}
+		if line != tc.want {
+			t.Errorf("row %s:\n%s\nwant:\n%s\ntable:\n%s", tc.row, line, tc.want, got)
+		}
+	}
+	if s := summarizeServer(runs, clientGoWatch); s.runs != 0 || s.cpu == s.cpu {
+		t.Errorf("a row that did not run: %+v, want NaNs", s)
+	}
+}
