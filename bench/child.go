@@ -11,6 +11,7 @@ import (
 	goruntime "runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -30,6 +31,10 @@ type childArgs struct {
 	// barrier: say ready once set up and start work only when told go,
 	// so that the parent can start several children at once.
 	barrier bool
+	// snapshot: our syncer keeps its snapshot in this file (WithSnapshot).
+	snapshot string
+	// digest: report a digest of the store's names and resourceVersions.
+	digest bool
 }
 
 func parseChildArgs(args []string) (childArgs, error) {
@@ -44,6 +49,8 @@ func parseChildArgs(args []string) (childArgs, error) {
 	fs.StringVar(&a.profileDir, "profile", "", "folder for pprof profiles")
 	fs.StringVar(&a.tag, "tag", "", "profile file name prefix")
 	fs.BoolVar(&a.barrier, "barrier", false, "say ready, then wait for go before starting work")
+	fs.StringVar(&a.snapshot, "snapshot", "", "our syncer's snapshot file (runtime.WithSnapshot)")
+	fs.BoolVar(&a.digest, "digest", false, "report a digest of the synced store's names and resourceVersions")
 	if err := fs.Parse(args); err != nil {
 		return a, err
 	}
@@ -73,8 +80,10 @@ func childMain(args []string) error {
 	defer stop()
 	prof := newProfiler(a.profileDir, a.tag)
 	env := &childEnv{cfg: cfg, namespace: a.namespace, plural: res.plural, timeout: a.timeout,
-		lags: newLagObserver(), probe: newProbe(res.plural)}
+		lags: newLagObserver(), probe: newProbe(res.plural), snapshot: a.snapshot}
 	cfg.Wrap(env.probe.wrap)
+	var wire atomic.Int64
+	cfg.Dial = countingDial(&wire)
 	if c, _ := contenderByName(a.contender); c.slow {
 		env.slow = &slowHandler{}
 	}
@@ -96,6 +105,7 @@ func childMain(args []string) error {
 	started := time.Now()
 	out, err := res.kind.run(ctx, a.contender, env)
 	took := time.Since(started)
+	read := wire.Load()
 	hwm, hwmErr := vmHWM()
 	var ms goruntime.MemStats
 	goruntime.ReadMemStats(&ms)
@@ -112,15 +122,26 @@ func childMain(args []string) error {
 	if err := prof.writeHeap("sync"); err != nil {
 		return err
 	}
-	err = writeMsg(os.Stdout, msgSynced, syncReport{
+	rep := syncReport{
 		SyncSeconds: took.Seconds(), Objects: out.objects, HWMBytes: hwm,
-		TotalAllocBytes: ms.TotalAlloc, NumGC: ms.NumGC, Note: out.note,
-	})
-	if err != nil {
+		TotalAllocBytes: ms.TotalAlloc, NumGC: ms.NumGC, Note: out.note, BytesRead: read,
+	}
+	if a.digest {
+		if out.keys == nil {
+			return fmt.Errorf("%s: -digest: the contender does not show its store", a.contender)
+		}
+		rep.StoreDigest = digest(out.keys())
+	}
+	if err := writeMsg(os.Stdout, msgSynced, rep); err != nil {
 		return err
 	}
 	if err := followParent(ctx, stdin, env, a, prof); err != nil {
 		return err
+	}
+	if out.stop != nil {
+		if err := out.stop(); err != nil {
+			return fmt.Errorf("%s: %w", a.contender, err)
+		}
 	}
 	hwm, err = vmHWM()
 	if err != nil {

@@ -41,9 +41,10 @@ const (
 	partContenders = "contenders" // every contender, one at a time: the first tables
 	partServerCost = "server-cost"
 	partCRD        = "crd"
+	partWarm       = "warm"
 )
 
-var partNames = []string{partContenders, partServerCost, partCRD}
+var partNames = []string{partContenders, partServerCost, partCRD, partWarm}
 
 func (o options) runs(part string) bool { return slices.Contains(o.parts, part) }
 

@@ -23,6 +23,7 @@ type childEnv struct {
 	lags      *lagObserver  // handlers report updates here
 	probe     *probe        // counts restarts and queue depth in the steady state
 	slow      *slowHandler  // the second handler; nil for contenders without one
+	snapshot  string        // our syncer's snapshot file; "" for none
 }
 
 // syncOutcome is what a contender reports once synced.
@@ -30,6 +31,11 @@ type syncOutcome struct {
 	objects int
 	note    string // e.g. the mode our syncer used
 	keep    any    // kept alive until the child exits
+	// keys returns "namespace/name resourceVersion" of each stored object;
+	// nil for a contender that does not show its store.
+	keys func() []string
+	// stop, when not nil, ends the contender before the child exits.
+	stop func() error
 }
 
 // protoObject is a typed Kubernetes object that decodes itself from
@@ -78,7 +84,7 @@ func (k kind[E, P]) run(ctx context.Context, contender string, e *childEnv) (syn
 		return out, err
 	case clientGoWatch, clientGoList, clientGoSlow:
 		return runInformer[P](ctx, e, typedInformer(k.newInformer))
-	case ours, oursSlow:
+	case ours, oursSlow, oursWarm:
 		return runOurs(ctx, e, k.newSyncer)
 	case oursStrip:
 		return runOurs(ctx, e, k.newSyncer, runtime.WithStripManagedFields())

@@ -17,6 +17,9 @@ func runOurs[P runtime.Object](ctx context.Context, e *childEnv,
 	if e.slow != nil {
 		opts = append(opts, runtime.WithMetrics(e.probe))
 	}
+	if e.snapshot != "" {
+		opts = append(opts, runtime.WithSnapshot(e.snapshot))
+	}
 	s, err := newSyncer(e.cfg, opts...)
 	if err != nil {
 		return syncOutcome{}, err
@@ -39,15 +42,32 @@ func runOurs[P runtime.Object](ctx context.Context, e *childEnv,
 		}, runtime.WithHandlerName(slowHandlerName))
 		e.slow.pending = reg.Pending
 	}
-	go func() { _ = s.Run(ctx) }()
+	runCtx, stopRun := context.WithCancel(ctx)
+	ran := make(chan error, 1)
+	go func() { ran <- s.Run(runCtx) }()
 	wctx, cancel := context.WithTimeout(ctx, e.timeout)
 	defer cancel()
 	if err := s.WaitForSync(wctx); err != nil {
+		stopRun()
 		return syncOutcome{}, fmt.Errorf("not synced: %w (last error: %v)", err, lastErr.Load())
 	}
 	note := "mode=" + s.Mode().String()
 	if n := failures.Load(); n > 0 {
 		note += fmt.Sprintf(" errors=%d last=%v", n, lastErr.Load())
 	}
-	return syncOutcome{objects: int(added.Load()), note: note, keep: s}, nil
+	out := syncOutcome{objects: int(added.Load()), note: note, keep: s, keys: func() []string {
+		var keys []string
+		for _, o := range s.Store().List() {
+			keys = append(keys, o.GetNamespace()+"/"+o.GetName()+" "+o.GetResourceVersion())
+		}
+		return keys
+	}}
+	out.stop = func() error {
+		stopRun()
+		if e.snapshot == "" {
+			return nil
+		}
+		return <-ran // Run saves the snapshot before it returns
+	}
+	return out, nil
 }

@@ -38,6 +38,11 @@ type syncReport struct {
 	TotalAllocBytes uint64  `json:"totalAllocBytes"`
 	NumGC           uint32  `json:"numGC"`
 	Note            string  `json:"note,omitempty"`
+	// BytesRead is what the child read from its sockets to the server
+	// (TLS records, HTTP/2 frames, gzip when compressed) up to synced.
+	BytesRead int64 `json:"bytesRead"`
+	// StoreDigest is digest() of the store's names and resourceVersions (-digest).
+	StoreDigest string `json:"storeDigest,omitempty"`
 }
 
 // steadyReport is what a child measured during the steady state.

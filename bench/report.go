@@ -118,7 +118,8 @@ func machineLine(cs []comparison) string {
 	}
 	keys := []string{"time_vs_floor", "rss_vs_keepall", "rss_vs_clientgo", "time_vs_clientgo", "rss_strip_vs_keepall", "cpu_per_event_vs_clientgo",
 		"slow_lag_p50_vs_fast", "slow_restarts", "slow_rss_vs_clientgo",
-		"server_rss_vs_clientgo_list", "server_cpu_vs_clientgo_watchlist", "crd_time_vs_clientgo", "crd_rss_vs_clientgo"}
+		"server_rss_vs_clientgo_list", "server_cpu_vs_clientgo_watchlist", "crd_time_vs_clientgo", "crd_rss_vs_clientgo",
+		"warm_time_vs_cold", "warm_bytes_vs_cold"}
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = k + "=" + get(k)
@@ -134,6 +135,7 @@ type outcome struct {
 	server  []serverRun
 	clients int
 	crd     []result
+	warm    []result
 }
 
 // report prints the tables and ends with the machine-readable line.
@@ -167,5 +169,8 @@ func report(w io.Writer, setup string, out outcome) {
 	css := summarize(out.crd, crdNames)
 	ccs := crdComparisons(css)
 	reportCRD(w, out.crd, css, ccs)
-	fmt.Fprintln(w, machineLine(slices.Concat(cs, scs, svcs, ccs)))
+	wss := summarize(out.warm, []string{oursWarm, ours, clientGoWatch})
+	wcs := warmComparisons(wss)
+	reportWarm(w, out.warm, wss, wcs)
+	fmt.Fprintln(w, machineLine(slices.Concat(cs, scs, svcs, ccs, wcs)))
 }

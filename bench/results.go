@@ -28,6 +28,7 @@ type summary struct {
 	hwmSyncMiB   float64
 	hwmExitMiB   float64
 	allocMiB     float64
+	readMiB      float64 // read from the server's sockets up to synced
 	objects      float64
 	cpuPer1k     float64 // CPU seconds per 1,000 events in the steady state
 	lagP50ms     float64
@@ -121,6 +122,7 @@ func summarizeOne(name string, rs []result) summary {
 		hwmSyncMiB:   med(always(func(r result) float64 { return float64(r.sync.HWMBytes) / mib })),
 		hwmExitMiB:   med(always(func(r result) float64 { return float64(r.exit.HWMBytes) / mib })),
 		allocMiB:     med(always(func(r result) float64 { return float64(r.sync.TotalAllocBytes) / mib })),
+		readMiB:      med(always(func(r result) float64 { return float64(r.sync.BytesRead) / mib })),
 		objects:      med(always(func(r result) float64 { return float64(r.sync.Objects) })),
 		cpuPer1k:     med(steady(func(s *steadyReport) float64 { return s.CPUSeconds / float64(s.Events) * 1000 })),
 		lagP50ms:     med(steady(func(s *steadyReport) float64 { return s.LagP50Seconds * 1000 })),
@@ -162,7 +164,7 @@ func find(ss []summary, name string) summary {
 		}
 	}
 	nan := math.NaN()
-	return summary{contender: name, syncSeconds: nan, syncMin: nan, syncMax: nan, hwmSyncMiB: nan, hwmExitMiB: nan, allocMiB: nan,
+	return summary{contender: name, syncSeconds: nan, syncMin: nan, syncMax: nan, hwmSyncMiB: nan, hwmExitMiB: nan, allocMiB: nan, readMiB: nan,
 		objects: nan, cpuPer1k: nan, lagP50ms: nan, lagP99ms: nan, steadyEvents: nan, writeRate: nan,
 		hwmSteadyMiB: nan, liveHeapMiB: nan, requests: nan, restarts: nan, slowCalls: nan, slowCallMs: nan, slowPending: nan, slowMaxDepth: nan, pool: nan}
 }

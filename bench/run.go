@@ -21,16 +21,19 @@ type bench struct {
 	cfg        *rest.Config // the server's, for the parent's own clients
 	servers    []int        // pids of etcd and kube-apiserver
 	apiserver  int          // pid of kube-apiserver; 0 when not found
+	dir        string       // the run's temporary folder
+	pop        *population  // the objects that exist, changed by churn
 }
 
 // replyTimeout bounds the child's answers that need no work.
 const replyTimeout = 30 * time.Second
 
-// runOne runs contender c once as a child process: sync, the steady state
-// for contenders that have one, exit. The child is killed on every path.
-func (b *bench) runOne(ctx context.Context, c contender, round int) (result, error) {
+// runOne runs contender c once as a child process with extra child flags:
+// sync, the steady state for contenders that have one, exit. The child is
+// killed on every path.
+func (b *bench) runOne(ctx context.Context, c contender, round int, extra ...string) (result, error) {
 	r := result{contender: c.name, round: round, pool: min(b.o.steadyPool, b.o.n)}
-	ch, err := startChild(b.exe, c, b.o, b.kubeconfig, round)
+	ch, err := startChild(b.exe, c, b.o, b.kubeconfig, round, extra...)
 	if err != nil {
 		return r, err
 	}

@@ -2,19 +2,25 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 )
 
 // The server-cost part: -clients children of one contender, each its own
 // process and so its own connection, start at once against the populated
-// server; the benchmark measures what kube-apiserver pays for them.
+// server; the benchmark measures what kube-apiserver pays for them. The
+// ours-warm row restarts ours' clients from the snapshots they saved, after
+// the churn (see warm.go).
 
-// serverRows are the contenders of the server-cost table.
+// serverRows are the contenders of the server-cost table run in turn; each
+// run of ours is followed by the churn and a run of ours-warm.
 var serverRows = []string{ours, clientGoWatch, clientGoList}
 
 // serverRun is one round of one row of the server-cost table.
@@ -32,19 +38,35 @@ func (b *bench) serverCostRounds(ctx context.Context) ([]serverRun, error) {
 		return nil, fmt.Errorf("server cost: kube-apiserver's process not found")
 	}
 	var runs []serverRun
+	row := func(c contender, round int) error {
+		if err := b.quiesce(ctx, c.name); err != nil {
+			return err
+		}
+		r, err := b.serverCost(ctx, c, round)
+		if err != nil {
+			return fmt.Errorf("server cost, round %d, %s: %w", round, c.name, err)
+		}
+		fmt.Fprintf(os.Stderr, "server cost round %d/%d %-20s %d clients, slowest synced in %.3fs; kube-apiserver RSS %.1f MiB, peak +%.1f MiB, CPU %.2fs\n",
+			round, b.o.rounds, c.name, b.o.clients, r.slowest, float64(r.idleRSS)/mib, float64(r.peak-r.idleRSS)/mib, r.cpu.Seconds())
+		runs = append(runs, r)
+		return nil
+	}
 	for round := 1; round <= b.o.rounds; round++ {
 		for _, name := range roundOrder(serverRows, round) {
 			c, _ := contenderByName(name)
-			if err := b.quiesce(ctx, name); err != nil {
+			if err := row(c, round); err != nil {
 				return nil, err
 			}
-			r, err := b.serverCost(ctx, c, round)
-			if err != nil {
-				return nil, fmt.Errorf("server cost, round %d, %s: %w", round, name, err)
+			if name != ours {
+				continue
 			}
-			fmt.Fprintf(os.Stderr, "server cost round %d/%d %-20s %d clients, slowest synced in %.3fs; kube-apiserver idle RSS %.1f MiB, peak +%.1f MiB, CPU %.2fs\n",
-				round, b.o.rounds, name, b.o.clients, r.slowest, float64(r.idleRSS)/mib, float64(r.peak-r.idleRSS)/mib, r.cpu.Seconds())
-			runs = append(runs, r)
+			// Each client of ours saved a snapshot; restart them warm after the churn.
+			if err := b.churn(ctx, round); err != nil {
+				return nil, err
+			}
+			if err := row(warmContenders[0], round); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return runs, nil
@@ -61,7 +83,17 @@ func (b *bench) serverCost(ctx context.Context, c contender, round int) (serverR
 		}
 	}()
 	for i := range b.o.clients {
-		ch, err := startChild(b.exe, c, b.o, b.kubeconfig, round, "-barrier", fmt.Sprintf("-tag=server.%s.r%d.c%d", c.name, round, i))
+		extra := []string{"-barrier", fmt.Sprintf("-tag=server.%s.r%d.c%d", c.name, round, i)}
+		if c.name == ours || c.name == oursWarm { // ours saves the snapshot that ours-warm starts from
+			snap := filepath.Join(b.dir, fmt.Sprintf("server.c%d.snapshot", i))
+			if c.name == ours {
+				if err := os.Remove(snap); err != nil && !errors.Is(err, os.ErrNotExist) {
+					return r, err
+				}
+			}
+			extra = append(extra, "-snapshot="+snap)
+		}
+		ch, err := startChild(b.exe, c, b.o, b.kubeconfig, round, extra...)
 		if err != nil {
 			return r, err
 		}
@@ -94,6 +126,9 @@ func (b *bench) serverCost(ctx context.Context, c contender, round int) (serverR
 		}
 		if s.Objects != b.o.n {
 			return r, fmt.Errorf("a client saw %d objects, want %d", s.Objects, b.o.n)
+		}
+		if c.name == oursWarm && !strings.Contains(s.Note, "mode=warm") {
+			return r, fmt.Errorf("a client did not start warm (%s)", s.Note)
 		}
 		r.slowest = max(r.slowest, s.SyncSeconds)
 	}
@@ -139,7 +174,7 @@ func summarizeServer(runs []serverRun, name string) serverSummary {
 func serverTable(runs []serverRun, clients int) *table {
 	t := &table{header: []string{"contender", "clients", "runs", "slowest client's time to synced s",
 		"apiserver idle RSS MiB", "apiserver peak RSS over idle MiB", "apiserver CPU s"}}
-	for _, name := range serverRows {
+	for _, name := range []string{ours, oursWarm, clientGoWatch, clientGoList} {
 		if s := summarizeServer(runs, name); s.runs > 0 {
 			t.add(name, fmt.Sprint(clients), fmt.Sprint(s.runs), num(s.slowest, 3), num(s.idleMiB, 1), num(s.peakOverMiB, 1), num(s.cpu, 2))
 		}
@@ -151,6 +186,7 @@ func serverTable(runs []serverRun, clients int) *table {
 // are ours within 1.1x of client-go with WatchList on memory and CPU.
 func serverComparisons(runs []serverRun) []comparison {
 	o, w, l := summarizeServer(runs, ours), summarizeServer(runs, clientGoWatch), summarizeServer(runs, clientGoList)
+	ow := summarizeServer(runs, oursWarm)
 	nan := math.NaN()
 	return []comparison{
 		{key: "server_rss_vs_clientgo_list", what: "ours apiserver peak RSS over idle / client-go-list", value: ratio(o.peakOverMiB, l.peakOverMiB), target: nan},
@@ -158,6 +194,10 @@ func serverComparisons(runs []serverRun) []comparison {
 		{key: "server_cpu_vs_clientgo_watchlist", what: "ours apiserver CPU / client-go-watchlist", value: ratio(o.cpu, w.cpu), target: 1.1},
 		{what: "ours apiserver CPU / client-go-list", value: ratio(o.cpu, l.cpu), target: nan},
 		{what: "ours slowest client's time to synced / client-go-watchlist", value: ratio(o.slowest, w.slowest), target: nan},
+		{what: "ours-warm apiserver CPU / ours", value: ratio(ow.cpu, o.cpu), target: 0.25},
+		{what: "ours-warm apiserver CPU / client-go-watchlist", value: ratio(ow.cpu, w.cpu), target: 0.25},
+		{what: "ours-warm apiserver peak RSS over idle / client-go-watchlist", value: ratio(ow.peakOverMiB, w.peakOverMiB), target: nan},
+		{what: "ours-warm slowest client's time to synced / ours", value: ratio(ow.slowest, o.slowest), target: nan},
 	}
 }
 
