@@ -7,6 +7,7 @@
 //	go run ./bench -profile /tmp/prof            # also write pprof profiles of every child
 //	go run ./bench -kube-version v1.36.3         # another kube-apiserver the test bed builds
 //	go run ./bench -watchlist-compression=false  # 1.37 without gzip of WatchList responses
+//	go run ./bench -parts server-cost,warm -clients 4   # only some parts (contenders, server-cost, crd, warm)
 //
 // The server is the test bed's default kube-apiserver (v1.37.2) unless
 // -kube-version or $TESTBED_KUBE_VERSION names another; the setup lines
@@ -51,12 +52,45 @@
 // about 900 updates/s: use -rate and -steady-writers to write that fast,
 // and read the achieved rate in the table.
 //
+// Three more parts follow the contenders (-parts chooses):
+//
+//   - server-cost: -clients (8) processes of one contender start at once,
+//     released together from a barrier once each is set up, against the
+//     same objects: ours, client-go-watchlist, client-go-list, and
+//     ours-warm (each client of ours saved a snapshot when it exited; the
+//     parent then updates 1% of the objects, deletes 1% and creates 1%,
+//     and the clients restart from their snapshots). For each: the slowest
+//     client's time to synced, and kube-apiserver's RSS when its peak is
+//     reset (clear_refs) before the clients go, its peak (VmHWM) over that
+//     once the last one synced, and its CPU (utime+stime) meanwhile. The
+//     RSS at the reset includes what earlier rows left resident, which a
+//     later row may reuse without raising the peak: read the idle column.
+//   - crd: o.n Widgets (examples/crd, JSON) with the same payload in an
+//     annotation; ours (the generated WidgetSyncer) against client-go's
+//     SharedIndexInformer over *Widget (a ListWatch on a typed REST
+//     client, what informer-gen and controller-runtime build) and its
+//     dynamic informer.
+//   - warm: each round ours syncs cold with a snapshot file and exits
+//     (saving it), the parent churns 1% / 1% / 1% as above, then ours-warm
+//     (from the snapshot), ours (cold) and client-go-watchlist sync; each
+//     reports the bytes it read from its sockets to the server
+//     (rest.Config.Dial wrapped) up to synced. The stores of ours-warm and
+//     ours must equal a consistent metadata-only LIST in names and
+//     resourceVersions, or the benchmark fails.
+//
 // The last line is machine-readable:
 //
-//	bench: time_vs_floor=<x> rss_vs_keepall=<x> rss_vs_clientgo=<x> time_vs_clientgo=<x> rss_strip_vs_keepall=<x> cpu_per_event_vs_clientgo=<x> slow_lag_p50_vs_fast=<x> slow_restarts=<n> slow_rss_vs_clientgo=<x>
+//	bench: time_vs_floor=<x> rss_vs_keepall=<x> rss_vs_clientgo=<x> time_vs_clientgo=<x> rss_strip_vs_keepall=<x> cpu_per_event_vs_clientgo=<x> slow_lag_p50_vs_fast=<x> slow_restarts=<n> slow_rss_vs_clientgo=<x> server_rss_vs_clientgo_list=<x> server_cpu_vs_clientgo_watchlist=<x> crd_time_vs_clientgo=<x> crd_rss_vs_clientgo=<x> warm_time_vs_cold=<x> warm_bytes_vs_cold=<x>
 //
 // slow_lag_p50_vs_fast is ours-slow-handler's other handler's lag p50 over
 // ours'; slow_restarts the largest number of watch restarts of
 // ours-slow-handler in any round's steady state; slow_rss_vs_clientgo its
 // peak RSS after the steady state over client-go-slow-handler's.
+// server_rss_vs_clientgo_list is ours' kube-apiserver peak over idle over
+// client-go-list's; server_cpu_vs_clientgo_watchlist ours' kube-apiserver
+// CPU over client-go-watchlist's; crd_time_vs_clientgo and
+// crd_rss_vs_clientgo ours' time to synced and peak RSS at sync over
+// client-go's typed Widget informer's; warm_time_vs_cold and
+// warm_bytes_vs_cold ours-warm's time to synced and bytes read over ours
+// cold. A part that did not run gives nan.
 package main
