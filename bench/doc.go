@@ -65,7 +65,7 @@
 //     once the last one synced, and its CPU (utime+stime) meanwhile. The
 //     RSS at the reset includes what earlier rows left resident, which a
 //     later row may reuse without raising the peak: read the idle column.
-//   - crd: o.n Widgets (examples/crd, JSON) with the same payload in an
+//   - crd: N Widgets (examples/crd, JSON) with the same payload in an
 //     annotation; ours (the generated WidgetSyncer) against client-go's
 //     SharedIndexInformer over *Widget (a ListWatch on a typed REST
 //     client, what informer-gen and controller-runtime build) and its
