@@ -71,7 +71,7 @@ func benchMain(args []string) error {
 	if err := populate(ctx, cs, cs.CoreV1().RESTClient(), o, res); err != nil {
 		return err
 	}
-	b := &bench{o: o, exe: exe, kubeconfig: kubeconfig, cs: cs, res: res, cfg: srv.Config(), dir: dir, pop: newPopulation(o.n)}
+	b := &bench{o: o, exe: exe, kubeconfig: kubeconfig, cs: cs, res: res, cfg: srv.Config(), srv: srv, dir: dir, pop: newPopulation(o.n)}
 	b.servers, b.apiserver = serverPIDs()
 	if len(b.servers) != 2 {
 		fmt.Fprintf(os.Stderr, "warning: found %d of the test bed's 2 processes; not waiting for them to go idle between runs\n", len(b.servers))

@@ -62,9 +62,10 @@
 //     and the clients restart from their snapshots). For each: the slowest
 //     client's time to synced, and kube-apiserver's RSS when its peak is
 //     reset (clear_refs) before the clients go, its peak (VmHWM) over that
-//     once the last one synced, and its CPU (utime+stime) meanwhile. The
-//     RSS at the reset includes what earlier rows left resident, which a
-//     later row may reuse without raising the peak: read the idle column.
+//     once the last one synced, and its CPU (utime+stime) meanwhile.
+//     kube-apiserver is restarted (same etcd) and let go idle before each
+//     row: memory that earlier work left resident would otherwise absorb a
+//     row's garbage without raising the peak.
 //   - crd: N Widgets (examples/crd, JSON) with the same payload in an
 //     annotation; ours (the generated WidgetSyncer) against client-go's
 //     SharedIndexInformer over *Widget (a ListWatch on a typed REST

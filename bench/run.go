@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/syncer-gen/syncer-gen/internal/testbed"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -19,10 +20,11 @@ type bench struct {
 	cs         kubernetes.Interface
 	res        resource
 	cfg        *rest.Config // the server's, for the parent's own clients
-	servers    []int        // pids of etcd and kube-apiserver
-	apiserver  int          // pid of kube-apiserver; 0 when not found
-	dir        string       // the run's temporary folder
-	pop        *population  // the objects that exist, changed by churn
+	srv        *testbed.Server
+	servers    []int       // pids of etcd and kube-apiserver
+	apiserver  int         // pid of kube-apiserver; 0 when not found
+	dir        string      // the run's temporary folder
+	pop        *population // the objects that exist, changed by churn
 }
 
 // replyTimeout bounds the child's answers that need no work.

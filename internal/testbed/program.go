@@ -18,3 +18,11 @@ func (s *Server) WriteKubeconfig(path string) error {
 	c.CurrentContext = "testbed"
 	return clientcmd.WriteToFile(*c, path)
 }
+
+// Relaunch stops kube-apiserver and starts it again on the same port and
+// etcd, as RestartAPIServer does in a test: a fresh process, whose watch
+// cache starts afresh.
+func (s *Server) Relaunch() error {
+	s.StopAPIServer()
+	return s.startAPIServer()
+}
