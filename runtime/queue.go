@@ -39,16 +39,26 @@ const (
 	nodeSync
 )
 
+// node is one call waiting. It is kept small (48 bytes with pointer-sized
+// T), as a handler that is behind, or one added before the sync, holds one
+// per object: an object's key is that of cur, not a copy, and the arrival
+// time is a monotonic offset rather than a time.Time.
 type node[T Object] struct {
 	prev, next *node[T]
-	kind       nodeKind
-	key        Key
 	old, cur   T
+	since      time.Duration // since queueClock: when the first event folded into this node arrived
+	kind       nodeKind
 	hadOld     bool
 	deleted    bool
 	how        Deletion
-	since      time.Time // when the first event folded into this node arrived
 }
+
+// queueClock is the origin of node.since; times are compared on the
+// monotonic clock.
+var queueClock = time.Now()
+
+// sinceClock returns t as an offset from queueClock.
+func sinceClock(t time.Time) time.Duration { return t.Sub(queueClock) }
 
 // note is one call to make to a handler.
 type note[T Object] struct {
@@ -59,7 +69,7 @@ type note[T Object] struct {
 	deleted bool
 	how     Deletion
 	err     error
-	since   time.Time
+	since   time.Duration // since queueClock
 }
 
 func newQueue[T Object](reported func(depth int)) *queue[T] {
@@ -75,7 +85,8 @@ func (q *queue[T]) report() {
 
 // object queues a change of k: prev is the state the store held before it
 // (what the handler received last, once every node of k before it is
-// delivered), cur the new state.
+// delivered), cur the new state. k must be KeyOf(cur): the node does not
+// keep a copy of it.
 func (q *queue[T]) object(k Key, prev T, hadPrev bool, cur T, deleted bool, how Deletion, now time.Time) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -92,7 +103,7 @@ func (q *queue[T]) object(k Key, prev T, hadPrev bool, cur T, deleted bool, how 
 	if deleted && !hadPrev {
 		return
 	}
-	n := &node[T]{kind: nodeObject, key: k, old: prev, hadOld: hadPrev, cur: cur, deleted: deleted, how: how, since: now}
+	n := &node[T]{kind: nodeObject, old: prev, hadOld: hadPrev, cur: cur, deleted: deleted, how: how, since: sinceClock(now)}
 	q.byKey[k] = n
 	q.append(n)
 }
@@ -113,7 +124,7 @@ func (q *queue[T]) barrier(kind nodeKind, now time.Time) {
 			return
 		}
 	}
-	q.append(&node[T]{kind: kind, since: now})
+	q.append(&node[T]{kind: kind, since: sinceClock(now)})
 }
 
 // fail keeps err for the handler, replacing an error not delivered yet.
@@ -140,7 +151,7 @@ func (q *queue[T]) next() (n note[T], ok bool) {
 	}
 	q.unlink(h)
 	if h.kind == nodeObject {
-		delete(q.byKey, h.key)
+		delete(q.byKey, KeyOf(h.cur))
 	}
 	q.report()
 	return note[T]{kind: h.kind, old: h.old, cur: h.cur, hadOld: h.hadOld, deleted: h.deleted, how: h.how, since: h.since}, true

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"testing"
 	"time"
+	"unsafe"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -196,5 +197,13 @@ func TestQueueDepthReportsFollowChanges(t *testing.T) {
 	}
 	if fmt.Sprint(reports) != "[1 2 1 2 1 0]" {
 		t.Fatalf("depth reports %v", reports)
+	}
+}
+
+// A queue holds a node per object for a handler that is behind (or added
+// before the sync): keep it in the 48-byte size class.
+func TestQueueNodeIsSmall(t *testing.T) {
+	if n := unsafe.Sizeof(node[*corev1.ConfigMap]{}); n > 48 {
+		t.Errorf("queue node is %d bytes, want at most 48", n)
 	}
 }

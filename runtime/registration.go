@@ -126,7 +126,7 @@ func (d *dispatcher[T]) deliver(n note[T]) {
 			d.reg.syncedOnce.Do(func() { close(d.reg.synced) })
 		}
 		if n.err == nil {
-			d.metrics.HandlerCalled(d.reg.name, started.Sub(n.since), time.Since(started))
+			d.metrics.HandlerCalled(d.reg.name, sinceClock(started)-n.since, time.Since(started))
 		}
 	}()
 	switch {
