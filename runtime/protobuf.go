@@ -31,8 +31,8 @@ var protobufMagic = []byte("k8s\x00")
 
 type fastProtobuf struct {
 	kruntime.NegotiatedSerializer
-	gvk      schema.GroupVersionKind
-	elemType reflect.Type // T's struct type; nil when T has no protobuf methods
+	gvk      *schema.GroupVersionKind // shared by every decoded object: see objectDecoder.Decode
+	elemType reflect.Type             // T's struct type; nil when T has no protobuf methods
 }
 
 // newFastProtobuf wraps ns. For a T without protobuf methods (a CRD type)
@@ -43,7 +43,7 @@ func newFastProtobuf(ns kruntime.NegotiatedSerializer, gvk schema.GroupVersionKi
 	if !reflect.PointerTo(elemType).Implements(reflect.TypeFor[protobufType]()) {
 		elemType = nil
 	}
-	return fastProtobuf{NegotiatedSerializer: ns, gvk: gvk, elemType: elemType}
+	return fastProtobuf{NegotiatedSerializer: ns, gvk: &gvk, elemType: elemType}
 }
 
 func (f fastProtobuf) SupportedMediaTypes() []kruntime.SerializerInfo {
@@ -67,7 +67,7 @@ func (f fastProtobuf) SupportedMediaTypes() []kruntime.SerializerInfo {
 // objectDecoder decodes the envelope of an object of kind gvk itself.
 type objectDecoder struct {
 	kruntime.Serializer
-	gvk        schema.GroupVersionKind
+	gvk        *schema.GroupVersionKind
 	apiVersion string
 	elemType   reflect.Type
 }
@@ -78,9 +78,17 @@ func (d objectDecoder) Decode(data []byte, defaults *schema.GroupVersionKind, in
 			obj := reflect.New(d.elemType).Interface().(protobufType)
 			if err := obj.Unmarshal(raw); err == nil {
 				o := obj.(kruntime.Object)
-				o.GetObjectKind().SetGroupVersionKind(d.gvk) // as the protobuf serializer does
-				gvk := d.gvk
-				return o, &gvk, nil
+				// As the protobuf serializer does, with the apiVersion
+				// string made once rather than per object ("group/version").
+				if tm, ok := o.GetObjectKind().(*metav1.TypeMeta); ok {
+					tm.APIVersion, tm.Kind = d.apiVersion, d.gvk.Kind
+				} else {
+					o.GetObjectKind().SetGroupVersionKind(*d.gvk)
+				}
+				// The kind returned is the decoder's own, not a copy per
+				// object (48 bytes each): its callers, apimachinery's
+				// decoders, only read it.
+				return o, d.gvk, nil
 			}
 		}
 	}

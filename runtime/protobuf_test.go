@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"google.golang.org/protobuf/encoding/protowire"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
@@ -72,6 +73,48 @@ func TestFastProtobufDecodesOwnKindLikeThePlainDecoder(t *testing.T) {
 	}
 	if c := got.(*corev1.ConfigMap); c.Name != "a" || c.Data["k"] != "v" {
 		t.Errorf("decoded object changed with its input: %+v", c)
+	}
+}
+
+// An object of a named group gets the same apiVersion ("apps/v1") as from
+// the plain decoder, and so does the kind returned, which is shared.
+func TestFastProtobufDecodesGroupedKindLikeThePlainDecoder(t *testing.T) {
+	gv := schema.GroupVersion{Group: "apps", Version: "v1"}
+	scheme := kruntime.NewScheme()
+	scheme.AddKnownTypeWithName(gv.WithKind("Deployment"), &appsv1.Deployment{})
+	metav1.AddToGroupVersion(scheme, gv)
+	base := serializer.NewCodecFactory(scheme).WithoutConversion()
+	var fast, plain kruntime.Serializer
+	for _, info := range newFastProtobuf(base, gv.WithKind("Deployment"), reflect.TypeFor[appsv1.Deployment]()).SupportedMediaTypes() {
+		if info.MediaType == kruntime.ContentTypeProtobuf {
+			fast = info.Serializer
+		}
+	}
+	for _, info := range base.SupportedMediaTypes() {
+		if info.MediaType == kruntime.ContentTypeProtobuf {
+			plain = info.Serializer
+		}
+	}
+	d := &appsv1.Deployment{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "d", ResourceVersion: "7"},
+	}
+	data := encode(t, plain, d)
+	want, _, err := plain.Decode(data, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		got, gvk, err := fast.Decode(data, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("fast decode:\n%#v\nplain decode:\n%#v", got, want)
+		}
+		if *gvk != gv.WithKind("Deployment") {
+			t.Errorf("gvk = %v", gvk)
+		}
 	}
 }
 
