@@ -29,7 +29,14 @@ type queue[T Object] struct {
 	// reported is told the number of calls waiting after each change, under
 	// mu, so that reports come in the order of the changes; may be nil.
 	reported func(depth int)
+	// free holds up to maxFreeNodes delivered nodes, linked by next, for
+	// reuse: a handler that keeps up then allocates nothing per event.
+	free  *node[T]
+	nfree int
 }
+
+// maxFreeNodes bounds the nodes a queue keeps for reuse (48 bytes each).
+const maxFreeNodes = 256
 
 type nodeKind uint8
 
@@ -94,6 +101,7 @@ func (q *queue[T]) object(k Key, prev T, hadPrev bool, cur T, deleted bool, how 
 		if deleted && !n.hadOld {
 			q.unlink(n) // added and deleted before the handler saw it
 			delete(q.byKey, k)
+			q.release(n)
 			q.report()
 			return
 		}
@@ -103,7 +111,8 @@ func (q *queue[T]) object(k Key, prev T, hadPrev bool, cur T, deleted bool, how 
 	if deleted && !hadPrev {
 		return
 	}
-	n := &node[T]{kind: nodeObject, old: prev, hadOld: hadPrev, cur: cur, deleted: deleted, how: how, since: sinceClock(now)}
+	n := q.alloc()
+	*n = node[T]{kind: nodeObject, old: prev, hadOld: hadPrev, cur: cur, deleted: deleted, how: how, since: sinceClock(now)}
 	q.byKey[k] = n
 	q.append(n)
 }
@@ -120,11 +129,14 @@ func (q *queue[T]) barrier(kind nodeKind, now time.Time) {
 		}
 		if p := t.prev; kind == nodeSync && p != nil && p.kind == nodeSync {
 			q.unlink(t)
+			q.release(t)
 			q.report()
 			return
 		}
 	}
-	q.append(&node[T]{kind: kind, since: sinceClock(now)})
+	n := q.alloc()
+	*n = node[T]{kind: kind, since: sinceClock(now)}
+	q.append(n)
 }
 
 // fail keeps err for the handler, replacing an error not delivered yet.
@@ -154,7 +166,31 @@ func (q *queue[T]) next() (n note[T], ok bool) {
 		delete(q.byKey, KeyOf(h.cur))
 	}
 	q.report()
-	return note[T]{kind: h.kind, old: h.old, cur: h.cur, hadOld: h.hadOld, deleted: h.deleted, how: h.how, since: h.since}, true
+	n = note[T]{kind: h.kind, old: h.old, cur: h.cur, hadOld: h.hadOld, deleted: h.deleted, how: h.how, since: h.since}
+	q.release(h)
+	return n, true
+}
+
+// alloc returns a node to fill, reused when one is free. q.mu is held.
+func (q *queue[T]) alloc() *node[T] {
+	n := q.free
+	if n == nil {
+		return new(node[T])
+	}
+	q.free, n.next = n.next, nil
+	q.nfree--
+	return n
+}
+
+// release keeps n, unlinked and out of byKey, for reuse, without the
+// objects it held. q.mu is held.
+func (q *queue[T]) release(n *node[T]) {
+	if q.nfree >= maxFreeNodes {
+		return
+	}
+	*n = node[T]{next: q.free}
+	q.free = n
+	q.nfree++
 }
 
 // len returns the number of calls waiting.

@@ -207,3 +207,38 @@ func TestQueueNodeIsSmall(t *testing.T) {
 		t.Errorf("queue node is %d bytes, want at most 48", n)
 	}
 }
+
+// Delivered nodes are reused: a handler that keeps up costs no allocation
+// per event, and a queue keeps at most maxFreeNodes for reuse, holding no
+// object.
+func TestQueueReusesNodes(t *testing.T) {
+	q := newQueue[*corev1.ConfigMap](nil)
+	obj, now := cm("a", "1"), time.Now()
+	if allocs := testing.AllocsPerRun(100, func() {
+		q.object(KeyOf(obj), nil, false, obj, false, DeletionObserved, now)
+		if _, ok := q.next(); !ok {
+			t.Fatal("nothing queued")
+		}
+	}); allocs != 0 {
+		t.Errorf("%v allocations per event", allocs)
+	}
+	for i := range 2 * maxFreeNodes {
+		o := cm(fmt.Sprint("o", i), "1")
+		q.object(KeyOf(o), nil, false, o, false, DeletionObserved, now)
+	}
+	for range 2 * maxFreeNodes {
+		if _, ok := q.next(); !ok {
+			t.Fatal("lost a node")
+		}
+	}
+	n := 0
+	for f := q.free; f != nil; f = f.next {
+		if f.cur != nil || f.old != nil {
+			t.Fatal("a free node holds an object")
+		}
+		n++
+	}
+	if n != maxFreeNodes || q.nfree != n {
+		t.Errorf("%d free nodes (counted %d), want %d", n, q.nfree, maxFreeNodes)
+	}
+}
