@@ -58,7 +58,7 @@ func TestFormatting(t *testing.T) {
 func TestMachineLine(t *testing.T) {
 	nan := math.NaN()
 	ss := []summary{
-		{contender: floorDecode, syncSeconds: 2, hwmSyncMiB: 50, cpuPer1k: nan},
+		{contender: floorDecode, syncSeconds: 2, hwmSyncMiB: 50, cpuPer1k: 0.08},
 		{contender: keepAll, syncSeconds: 2.5, hwmSyncMiB: 100, cpuPer1k: nan},
 		{contender: clientGoWatch, syncSeconds: 4, hwmSyncMiB: 200, cpuPer1k: 0.4, lagP50ms: 2, lagP99ms: 10},
 		{contender: ours, syncSeconds: 2.1, hwmSyncMiB: 90, cpuPer1k: 0.1, lagP50ms: 2, lagP99ms: 12},
@@ -78,7 +78,7 @@ func TestMachineLine(t *testing.T) {
 	want := "bench: time_vs_floor=1.05 rss_vs_keepall=0.90 rss_vs_clientgo=0.45 time_vs_clientgo=0.53 rss_strip_vs_keepall=0.65 cpu_per_event_vs_clientgo=0.25 " +
 		"slow_lag_p50_vs_fast=1.10 slow_restarts=0 slow_rss_vs_clientgo=0.50 " +
 		"server_rss_vs_clientgo_list=0.10 server_cpu_vs_clientgo_watchlist=0.75 crd_time_vs_clientgo=0.50 crd_rss_vs_clientgo=0.60 " +
-		"warm_time_vs_cold=0.20 warm_bytes_vs_cold=0.05"
+		"warm_time_vs_cold=0.20 warm_bytes_vs_cold=0.05 cpu_per_event_vs_floor=1.25"
 	if got := machineLine(slices.Concat(cs, slowComparisons(ss), serverComparisons(server), crdComparisons(crd), warmComparisons(warm))); got != want {
 		t.Errorf("machine line:\n%s\nwant:\n%s", got, want)
 	}
