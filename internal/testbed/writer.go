@@ -288,10 +288,12 @@ func (w *Writer) count(ctx context.Context, err error, ok *atomic.Int64) {
 
 // FillConfigMaps creates n ConfigMaps named f-00000... in ns, each with size
 // bytes of data, from 16 concurrent workers, and fails the test on the
-// first error.
+// first error. The data is random letters and digits, which compress as
+// real data does (kube-apiserver 1.37 gzips WatchList streams: a repeated
+// letter shrinks 50-fold, and a stream of it passes in no time).
 func FillConfigMaps(t testing.TB, cs kubernetes.Interface, ns string, n, size int) {
 	t.Helper()
-	payload := strings.Repeat("y", size)
+	noise := randomText(1<<20 + size)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	next := make(chan int)
@@ -307,7 +309,7 @@ func FillConfigMaps(t testing.TB, cs kubernetes.Interface, ns string, n, size in
 			for i := range next {
 				_, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{
 					ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("f-%05d", i)},
-					Data:       map[string]string{"pad": payload},
+					Data:       map[string]string{"pad": noise[i*2654435761%(1<<20):][:size]}, // scattered: no two neighbours alike
 				}, metav1.CreateOptions{})
 				if err != nil {
 					once.Do(func() { first = err; cancel() })
@@ -328,4 +330,14 @@ feed:
 	if first != nil {
 		t.Fatalf("fill %s: %v", ns, first)
 	}
+}
+
+// randomText returns n random letters and digits.
+func randomText(n int) string {
+	const alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = alphabet[rand.IntN(len(alphabet))]
+	}
+	return string(b)
 }
