@@ -22,6 +22,7 @@ type cache[T Object] struct {
 	inResync   bool
 	synced     atomic.Bool
 	syncedCh   chan struct{} // closed at the first finishResync
+	rv         string        // the resourceVersion the store is at, outside a resync
 	stop       chan struct{} // closed when the Syncer stops: handler goroutines end
 	stopOnce   sync.Once
 	transforms []func(any) any
@@ -141,6 +142,7 @@ func (c *cache[T]) put(obj T, rv string) {
 	k := KeyOf(obj)
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.rv = rv
 	old, ok := c.store.get(k)
 	if ok {
 		if cmp := compareRV(old.obj.GetResourceVersion(), rv); cmp >= 0 {
@@ -162,6 +164,7 @@ func (c *cache[T]) delete(obj T) {
 	k := KeyOf(obj)
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.rv = rv
 	if cur, ok := c.store.get(k); ok && compareRV(cur.obj.GetResourceVersion(), rv) > 0 {
 		return
 	}
@@ -185,22 +188,33 @@ func (c *cache[T]) vanished(obj T) {
 	}
 }
 
-// snapshot returns the stored objects when they are a consistent state of
-// the server (synced and no resync under way), for saving.
-func (c *cache[T]) snapshot() ([]T, bool) {
+// at records that the store is at resourceVersion rv: a bookmark's.
+func (c *cache[T]) at(rv string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.rv = rv
+}
+
+// snapshot returns the stored objects and the resourceVersion they are the
+// server's state at, when they are a consistent state of the server (synced
+// and no resync under way), for saving. Outside a resync the events come
+// in resourceVersion order and each one applied sets the resourceVersion,
+// so the store is the state at it.
+func (c *cache[T]) snapshot() (objs []T, rv string, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.synced.Load() || c.inResync {
-		return nil, false
+		return nil, "", false
 	}
-	return c.store.List(), true
+	return c.store.List(), c.rv, true
 }
 
 // finishResync deletes what the resync did not see, marks the cache synced
-// and queues OnSync.
-func (c *cache[T]) finishResync() {
+// at resourceVersion rv and queues OnSync.
+func (c *cache[T]) finishResync(rv string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.rv = rv
 	gone, n := c.store.sweep(c.epoch)
 	for _, o := range gone {
 		c.notify(KeyOf(o), o, true, o, true, DeletionInferred)

@@ -74,7 +74,7 @@ func (d *Driver[T]) Sync() {
 		d.s.progress.begin(time.Now())
 	}
 	d.s.progress.finish(time.Now())
-	d.s.cache.finishResync()
+	d.s.cache.finishResync("")
 	d.Wait()
 }
 

@@ -122,7 +122,7 @@ func Classify(err error) ErrorKind {
 	case apierrors.IsServiceUnavailable(err), errors.Is(err, errClosedEarly), errors.Is(err, errStreamCut), utilnet.IsConnectionRefused(err),
 		utilnet.IsConnectionReset(err), utilnet.IsProbableEOF(err):
 		return KindUnavailable
-	case apierrors.IsInternalError(err), apierrors.IsUnexpectedServerError(err):
+	case apierrors.IsInternalError(err), apierrors.IsUnexpectedServerError(err), errors.Is(err, errWarmIncomplete):
 		return KindInternal
 	}
 	var ne net.Error

@@ -170,7 +170,7 @@ func TestWaitForSyncWaitsForHandlers(t *testing.T) {
 	release := make(chan struct{})
 	reg := s.AddHandler(HandlerFuncs[*corev1.ConfigMap]{AddFunc: func(*corev1.ConfigMap) { <-release }})
 	d.s.cache.upsert(cm("a", "1"))
-	d.s.cache.finishResync()
+	d.s.cache.finishResync("")
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	if err := s.WaitForSync(ctx); !errors.Is(err, context.DeadlineExceeded) || !s.HasSynced() || reg.HasSynced() {

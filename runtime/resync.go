@@ -208,7 +208,7 @@ func (s *Syncer[T]) synced(mode Mode, n int, started time.Time) {
 	if Mode(s.mode.Swap(int32(mode))) != mode {
 		s.cfg.metrics.ModeChanged(mode)
 	}
-	s.cache.finishResync()
+	s.cache.finishResync(s.rv)
 	s.progress.finish(time.Now())
 	took := time.Since(started)
 	s.cfg.metrics.Synced(mode, n, took)

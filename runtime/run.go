@@ -52,7 +52,7 @@ func (s *Syncer[T]) Run(ctx context.Context) (err error) {
 	}
 	if s.cfg.snapshotPath != "" {
 		if _, err := os.Stat(s.cfg.snapshotPath); err == nil {
-			snap := make(chan map[Key]T, 1)
+			snap := make(chan loaded[T], 1)
 			go func() { snap <- s.loadSnapshot() }() // while the first requests are under way
 			s.snap = snap
 		} else {
@@ -128,6 +128,9 @@ func (s *Syncer[T]) settle(r *retry, res result) time.Duration {
 // until it ends.
 func (s *Syncer[T]) cycle(ctx context.Context) result {
 	if s.rv != "" {
+		if s.warm != nil {
+			return s.warmWatch(ctx)
+		}
 		return s.watchFrom(ctx)
 	}
 	s.warm = nil // a warm start that lost its watch: the resync goes on cold

@@ -24,26 +24,35 @@ func (s *Syncer[T]) snapshotHeader() snapshotHeader {
 	}
 }
 
+// loaded is a snapshot read for a warm start: its objects by key and the
+// resourceVersion they are the server's state at. objs is nil when there
+// is no snapshot to use.
+type loaded[T Object] struct {
+	objs map[Key]T
+	rv   string
+}
+
 // loadSnapshot reads the snapshot for the first sync. A missing one is a
 // first run; one that cannot be used is logged, and the sync is cold.
-func (s *Syncer[T]) loadSnapshot() map[Key]T {
+func (s *Syncer[T]) loadSnapshot() loaded[T] {
 	log := s.cfg.logger.WithValues("resource", s.res.String(), "path", s.cfg.snapshotPath)
 	started := time.Now()
 	objs, hdr, err := readSnapshot(s.cfg.snapshotPath, s.snapshotHeader(), codecFor[T](s.res))
 	switch {
 	case errors.Is(err, errSnapshotMissing): // removed since Run looked
 		log.V(1).Info("no snapshot yet; starting cold")
-		return nil
+		return loaded[T]{}
 	case err != nil:
 		log.Info("snapshot not used; starting cold", "err", err.Error())
-		return nil
+		return loaded[T]{}
 	}
 	byKey := make(map[Key]T, len(objs))
 	for _, o := range objs {
 		byKey[KeyOf(o)] = o
 	}
-	log.V(1).Info("snapshot loaded", "objects", len(objs), "saved", hdr.Saved, "took", time.Since(started).Round(time.Millisecond))
-	return byKey
+	log.V(1).Info("snapshot loaded", "objects", len(objs), "resourceVersion", hdr.ResourceVersion, "saved", hdr.Saved,
+		"took", time.Since(started).Round(time.Millisecond))
+	return loaded[T]{objs: byKey, rv: hdr.ResourceVersion}
 }
 
 // saveSnapshot writes the store to the snapshot file when it holds a
@@ -51,16 +60,18 @@ func (s *Syncer[T]) loadSnapshot() map[Key]T {
 func (s *Syncer[T]) saveSnapshot() (saved bool, err error) {
 	s.saving.Lock()
 	defer s.saving.Unlock()
-	objs, ok := s.cache.snapshot()
+	objs, rv, ok := s.cache.snapshot()
 	if !ok {
 		return false, nil
 	}
 	started := time.Now()
-	if err := writeSnapshot(s.cfg.snapshotPath, s.snapshotHeader(), codecFor[T](s.res), objs); err != nil {
+	hdr := s.snapshotHeader()
+	hdr.ResourceVersion = rv
+	if err := writeSnapshot(s.cfg.snapshotPath, hdr, codecFor[T](s.res), objs); err != nil {
 		return false, err
 	}
 	s.cfg.logger.V(1).Info("snapshot saved", "resource", s.res.String(), "path", s.cfg.snapshotPath,
-		"objects", len(objs), "took", time.Since(started).Round(time.Millisecond))
+		"objects", len(objs), "resourceVersion", rv, "took", time.Since(started).Round(time.Millisecond))
 	return true, nil
 }
 

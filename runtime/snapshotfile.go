@@ -31,7 +31,7 @@ import (
 // another format version or another owner is refused as a whole.
 const (
 	snapshotMagic   = "syncer-gen/snapshot\n"
-	snapshotFormat  = 1
+	snapshotFormat  = 2 // 2: the header has the resourceVersion
 	maxHeaderLength = 64 << 10
 	maxObjectLength = 256 << 20 // far above what an API server stores (etcd's limit is 1.5 MiB)
 )
@@ -39,25 +39,29 @@ const (
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
 // snapshotHeader names what a snapshot belongs to. Two headers that differ
-// in any field but Objects and Saved belong to different Syncers.
+// in any field but ResourceVersion, Objects and Saved belong to different
+// Syncers.
 type snapshotHeader struct {
-	Server        string    `json:"server"`
-	Group         string    `json:"group"`
-	Version       string    `json:"version"`
-	Resource      string    `json:"resource"`
-	Namespace     string    `json:"namespace"`
-	LabelSelector string    `json:"labelSelector"`
-	FieldSelector string    `json:"fieldSelector"`
-	Type          string    `json:"type"`       // Go type of the objects
-	Transforms    int       `json:"transforms"` // objects are stored transformed
-	Encoding      string    `json:"encoding"`   // "protobuf" or "json"
-	Objects       int       `json:"objects"`
-	Saved         time.Time `json:"saved"`
+	Server        string `json:"server"`
+	Group         string `json:"group"`
+	Version       string `json:"version"`
+	Resource      string `json:"resource"`
+	Namespace     string `json:"namespace"`
+	LabelSelector string `json:"labelSelector"`
+	FieldSelector string `json:"fieldSelector"`
+	Type          string `json:"type"`       // Go type of the objects
+	Transforms    int    `json:"transforms"` // objects are stored transformed
+	Encoding      string `json:"encoding"`   // "protobuf" or "json"
+	// ResourceVersion is the one the objects are the server's state at
+	// (or, if not known, ""); a watch from it brings them up to date.
+	ResourceVersion string    `json:"resourceVersion"`
+	Objects         int       `json:"objects"`
+	Saved           time.Time `json:"saved"`
 }
 
 // mismatch names the first field in which h differs from want, or "".
 func (h snapshotHeader) mismatch(want snapshotHeader) string {
-	h.Objects, h.Saved = want.Objects, want.Saved
+	h.ResourceVersion, h.Objects, h.Saved = want.ResourceVersion, want.Objects, want.Saved
 	if h == want {
 		return ""
 	}

@@ -47,7 +47,9 @@ func TestSnapshotRoundTrip(t *testing.T) {
 			}
 			path := filepath.Join(t.TempDir(), "s")
 			objs := testObjects(50)
-			if err := writeSnapshot(path, testHeader(), codec, objs); err != nil {
+			saved := testHeader()
+			saved.ResourceVersion = "59"
+			if err := writeSnapshot(path, saved, codec, objs); err != nil {
 				t.Fatal(err)
 			}
 			fi, err := os.Stat(path)
@@ -58,7 +60,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if hdr.Objects != 50 || hdr.Encoding != name {
+			if hdr.Objects != 50 || hdr.Encoding != name || hdr.ResourceVersion != "59" {
 				t.Errorf("header %+v", hdr)
 			}
 			if len(got) != len(objs) {
@@ -128,9 +130,9 @@ func TestSnapshotRefusesDamage(t *testing.T) {
 // The header names each field that differs.
 func TestSnapshotHeaderMismatch(t *testing.T) {
 	a, b := testHeader(), testHeader()
-	b.Objects, b.Saved = 7, b.Saved.AddDate(1, 0, 0)
+	b.Objects, b.Saved, b.ResourceVersion = 7, b.Saved.AddDate(1, 0, 0), "12"
 	if m := a.mismatch(b); m != "" {
-		t.Errorf("count and time differ only: %q, want none", m)
+		t.Errorf("count, time and resourceVersion differ only: %q, want none", m)
 	}
 	b.Namespace = "other"
 	if m := a.mismatch(b); m != "namespace ns, not other" {

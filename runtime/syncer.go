@@ -28,8 +28,8 @@ type Syncer[T Object] struct {
 	rv   string           // last resourceVersion seen; "" means a full resync is due
 	due  Reason           // why the next resync is due
 	cuts int              // WatchList streams in a row cut before their end bookmark
-	snap <-chan map[Key]T // the snapshot being loaded for a warm start, until it is used
-	warm *warmState       // a warm start waiting for its watch
+	snap <-chan loaded[T] // the snapshot being loaded for a warm start, until it is used
+	warm *warmState[T]    // a warm start waiting for its watch
 }
 
 // New returns a Syncer of T for res, talking to the server of cfg. It

@@ -7,7 +7,9 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -25,83 +27,127 @@ import (
 // TestWarmRestart stops a syncer, changes, deletes and creates objects and
 // compacts etcd past every resourceVersion of its snapshot while no syncer
 // runs, then starts another from the snapshot with writes flowing. It must
-// sync warm, without a WatchList or a LIST of whole objects, fetching no
-// more objects than changed; tell its handler of each object deleted while
-// down; and end, like a cold start, with the store and the state rebuilt
-// from handler calls equal to a quorum LIST.
+// sync warm, without a WatchList or a LIST of whole objects; tell its
+// handler of each object deleted while down; and end, like a cold start,
+// with the store and the state rebuilt from handler calls equal to a
+// quorum LIST. Where the server's watch cache still has the snapshot's
+// resourceVersion (etcd's compaction does not shorten it), the watch from
+// it brings every change and no object is fetched; where the server
+// restarted meanwhile, it has not: the changed objects are fetched, one
+// GET each.
 func TestWarmRestart(t *testing.T) {
-	srv := testbed.Shared(t)
-	const objects, churn = 2000, 20 // 1% changed, deleted, created
-	f := prepare(t, srv, objects, 512)
-	path := filepath.Join(t.TempDir(), "configmaps.snapshot")
-	opts := append(slices.Clone(faultOptions), runtime.WithSnapshot(path))
+	for _, tc := range []struct {
+		name    string
+		restart bool // kube-apiserver restarts while no syncer runs
+	}{
+		{"WatchFromTheSnapshot", false},
+		{"ServerRestarted", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var srv *testbed.Server
+			if tc.restart {
+				srv = testbed.Start(t)
+			} else {
+				srv = testbed.Shared(t)
+			}
+			const objects, churn = 2000, 20 // 1% changed, deleted, created
+			f := prepare(t, srv, objects, 512)
+			path := filepath.Join(t.TempDir(), "configmaps.snapshot")
+			opts := append(slices.Clone(faultOptions), runtime.WithSnapshot(path))
 
-	// A cold first run with writes flowing; stopping it saves the snapshot.
-	w1 := testbed.StartWriter(t, srv.Config(), f.ns, testbed.WriterOptions{Rate: writeRate, Population: 200, KeepExisting: true})
-	s1, c1, stop1 := startChecked(t, srv.Config(), f.ns, opts...)
-	waitSynced(t, s1, c1, "", nil)
-	if s1.Mode() != runtime.ModeWatchList {
-		t.Fatalf("first run: mode %s, want watchlist (no snapshot yet)", s1.Mode())
-	}
-	waitLive(t, c1)
-	w1.Stop()
-	checkConverged(t, f.mc, f.ns, s1, c1, convergeWithin)
-	stop1()
-	c1.checkViolations(t)
-	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
-		t.Fatalf("snapshot after the first run: %v, mode %v; want a file of mode 0600", err, fi.Mode())
-	}
+			// A cold first run with writes flowing; stopping it saves the snapshot.
+			w1 := testbed.StartWriter(t, srv.Config(), f.ns, testbed.WriterOptions{Rate: writeRate, Population: 200, KeepExisting: true})
+			s1, c1, stop1 := startChecked(t, srv.Config(), f.ns, opts...)
+			waitSynced(t, s1, c1, "", nil)
+			if s1.Mode() != runtime.ModeWatchList {
+				t.Fatalf("first run: mode %s, want watchlist (no snapshot yet)", s1.Mode())
+			}
+			waitLive(t, c1)
+			w1.Stop()
+			checkConverged(t, f.mc, f.ns, s1, c1, convergeWithin)
+			stop1()
+			c1.checkViolations(t)
+			if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+				t.Fatalf("snapshot after the first run: %v, mode %v; want a file of mode 0600", err, fi.Mode())
+			}
+			savedAt := snapshotRV(t, path)
 
-	// While no syncer runs.
-	cs := kubernetes.NewForConfigOrDie(srv.Config())
-	ch, err := testbed.ChurnConfigMaps(context.Background(), cs, f.ns, churn)
+			// While no syncer runs.
+			cs := kubernetes.NewForConfigOrDie(srv.Config())
+			ch, err := testbed.ChurnConfigMaps(context.Background(), cs, f.ns, churn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			changed, deleted, created := ch.Changed, ch.Deleted, ch.Created
+			srv.Compact(t)
+			if tc.restart {
+				srv.RestartAPIServer(t)
+			}
+
+			// The warm start, with writes flowing.
+			reqs := &requestLog{}
+			cfg := srv.Config()
+			cfg.Wrap(reqs.wrap)
+			c2 := newChecker(f.ns)
+			c2.prior = map[string]uint64{}
+			for k, rv := range c1.rebuilt() {
+				c2.prior[k] = parseRV(rv)
+			}
+			w2 := testbed.StartWriter(t, srv.Config(), f.ns, testbed.WriterOptions{Rate: writeRate, Population: 200, KeepExisting: true})
+			started := time.Now()
+			s2, stop2 := startWith(t, cfg, c2, opts...)
+			waitSynced(t, s2, c2, "from the snapshot", nil)
+			writesBefore := w2.Stats().Writes()
+			if s2.Mode() != runtime.ModeWarm {
+				t.Fatalf("second run: mode %s, want warm", s2.Mode())
+			}
+			f.finish(t, s2, c2, stop2, w2, started, func(testbed.WriterStats) {})
+
+			r := reqs.counts()
+			t.Logf("requests: %+v (writes before the sync: %d)", r, writesBefore)
+			if r.watchLists+r.lists > 0 {
+				t.Errorf("%d WatchList and %d LIST requests of whole objects: a warm start needs neither", r.watchLists, r.lists)
+			}
+			if r.metadataLists == 0 {
+				t.Error("no metadata-only LIST")
+			}
+			if len(r.watchesFrom) == 0 || r.watchesFrom[0] != savedAt {
+				t.Errorf("watches from %v: want the first from the snapshot's resourceVersion %s", r.watchesFrom, savedAt)
+			}
+			if !tc.restart && r.gets > 0 {
+				t.Errorf("%d GETs: the watch from the snapshot brings every change", r.gets)
+			}
+			if limit := int64(len(changed)+len(created)) + writesBefore; tc.restart && (int64(r.gets) > limit || r.gets < len(changed)+len(created)) {
+				t.Errorf("%d GETs; want one per object changed or created while down (%d) and at most one per write since (%d)",
+					r.gets, len(changed)+len(created), writesBefore)
+			}
+			c2.mu.Lock()
+			defer c2.mu.Unlock()
+			for _, k := range deleted {
+				if c2.vanished[k] != 1 {
+					t.Errorf("%s, deleted while down: told %d times that it vanished, want once", k, c2.vanished[k])
+				}
+			}
+			if len(c2.vanished) != len(deleted) {
+				t.Errorf("%d objects told vanished, want the %d deleted while down: %v", len(c2.vanished), len(deleted), c2.vanished)
+			}
+		})
+	}
+}
+
+// snapshotRV returns the resourceVersion in the header of the snapshot at
+// path, a JSON document near the start of the file.
+func snapshotRV(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	changed, deleted, created := ch.Changed, ch.Deleted, ch.Created
-	srv.Compact(t)
-
-	// The warm start, with writes flowing.
-	reqs := &requestLog{}
-	cfg := srv.Config()
-	cfg.Wrap(reqs.wrap)
-	c2 := newChecker(f.ns)
-	c2.prior = map[string]uint64{}
-	for k, rv := range c1.rebuilt() {
-		c2.prior[k] = parseRV(rv)
+	m := regexp.MustCompile(`"resourceVersion":"([0-9]+)"`).FindSubmatch(b[:min(len(b), 64<<10)])
+	if m == nil {
+		t.Fatalf("no resourceVersion in the snapshot's header")
 	}
-	w2 := testbed.StartWriter(t, srv.Config(), f.ns, testbed.WriterOptions{Rate: writeRate, Population: 200, KeepExisting: true})
-	started := time.Now()
-	s2, stop2 := startWith(t, cfg, c2, opts...)
-	waitSynced(t, s2, c2, "from the snapshot", nil)
-	writesBefore := w2.Stats().Writes()
-	if s2.Mode() != runtime.ModeWarm {
-		t.Fatalf("second run: mode %s, want warm", s2.Mode())
-	}
-	f.finish(t, s2, c2, stop2, w2, started, func(testbed.WriterStats) {})
-
-	r := reqs.counts()
-	t.Logf("requests: %+v (writes before the sync: %d)", r, writesBefore)
-	if r.watchLists+r.lists > 0 {
-		t.Errorf("%d WatchList and %d LIST requests of whole objects: a warm start needs neither", r.watchLists, r.lists)
-	}
-	if r.metadataLists == 0 {
-		t.Error("no metadata-only LIST")
-	}
-	if limit := int64(len(changed)+len(created)) + writesBefore; int64(r.gets) > limit || r.gets < len(changed)+len(created) {
-		t.Errorf("%d GETs; want one per object changed or created while down (%d) and at most one per write since (%d)",
-			r.gets, len(changed)+len(created), writesBefore)
-	}
-	c2.mu.Lock()
-	defer c2.mu.Unlock()
-	for _, k := range deleted {
-		if c2.vanished[k] != 1 {
-			t.Errorf("%s, deleted while down: told %d times that it vanished, want once", k, c2.vanished[k])
-		}
-	}
-	if len(c2.vanished) != len(deleted) {
-		t.Errorf("%d objects told vanished, want the %d deleted while down: %v", len(c2.vanished), len(deleted), c2.vanished)
-	}
+	return string(m[1])
 }
 
 // TestUnusableSnapshotStartsCold starts syncers from a snapshot of another
@@ -173,6 +219,7 @@ type requestLog struct {
 
 type requestCounts struct {
 	watchLists, watches, lists, metadataLists, gets int
+	watchesFrom                                     []string // the resourceVersion of each plain watch
 }
 
 func (l *requestLog) wrap(rt http.RoundTripper) http.RoundTripper {
@@ -184,6 +231,7 @@ func (l *requestLog) wrap(rt http.RoundTripper) http.RoundTripper {
 			l.reqs.watchLists++
 		case q.Get("watch") == "true":
 			l.reqs.watches++
+			l.reqs.watchesFrom = append(l.reqs.watchesFrom, q.Get("resourceVersion"))
 		case !strings.HasSuffix(r.URL.Path, "/configmaps"):
 			l.reqs.gets++
 		case strings.Contains(r.Header.Get("Accept"), "as=PartialObjectMetadataList"):
@@ -199,7 +247,9 @@ func (l *requestLog) wrap(rt http.RoundTripper) http.RoundTripper {
 func (l *requestLog) counts() requestCounts {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.reqs
+	r := l.reqs
+	r.watchesFrom = slices.Clone(r.watchesFrom)
+	return r
 }
 
 type roundTripper func(*http.Request) (*http.Response, error)
@@ -226,20 +276,21 @@ func (l *logLines) String() string {
 	return l.b.String()
 }
 
-// TestWarmStartWaitsForObjectsFetchedAhead plays, on a fake server, a warm
-// start whose GETs land after changes that the watch from the metadata LIST
-// has yet to deliver: an object deleted since the LIST (d), one modified
-// since (e), one deleted and created again since (f). The store runs ahead of the LIST for them, so OnSync must wait
-// until the watch delivered those changes, and the deletion of f's former
-// object must not remove the new one fetched already; the objects of the snapshot that
-// are gone (c, d) must be told as inferred deletions.
-func TestWarmStartWaitsForObjectsFetchedAhead(t *testing.T) {
-	f := newFakeAPI(t)
-	path := filepath.Join(t.TempDir(), "snapshot")
-	events := make(chan *watchEvent)
+// fakeWarm is a fake server for warm starts: its first watch is a WatchList
+// of a, b, c and d at 10, so that a first syncer saves a snapshot at 10;
+// every later watch sends, after the reply of replyFirst (if any), the
+// events of the test's channel until the client goes.
+type fakeWarm struct {
+	*fakeAPI
+	path   string
+	events chan *watchEvent
+}
+
+func newFakeWarm(t *testing.T, later func(send func(string, any), r *http.Request, n int) (ended bool)) *fakeWarm {
+	f := &fakeWarm{fakeAPI: newFakeAPI(t), path: filepath.Join(t.TempDir(), "snapshot"), events: make(chan *watchEvent)}
 	f.watch = func(w http.ResponseWriter, r *http.Request, n int) {
 		send := startWatch(w)
-		if n == 1 { // the first run's WatchList
+		if n == 1 {
 			for _, name := range []string{"a", "b", "c", "d"} {
 				send("ADDED", fakeCM(name, 10))
 			}
@@ -247,29 +298,90 @@ func TestWarmStartWaitsForObjectsFetchedAhead(t *testing.T) {
 			hold(r)
 			return
 		}
-		if rv := r.URL.Query().Get("resourceVersion"); rv != "100" {
-			t.Errorf("watch from %q, want the metadata LIST's 100", rv)
+		if later != nil && later(send, r, n) {
+			return
 		}
 		for {
 			select {
-			case ev := <-events:
+			case ev := <-f.events:
 				send(ev.typ, ev.obj)
 			case <-r.Context().Done():
 				return
 			}
 		}
 	}
+	return f
+}
+
+// start runs a syncer with the snapshot and a recorder.
+func (f *fakeWarm) start(t *testing.T) (*runtime.Syncer[*corev1.ConfigMap], *recorder) {
+	s, err := runtime.New[*corev1.ConfigMap](f.config(), configMaps, runtime.WithSnapshot(f.path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRecorder()
+	s.AddHandler(r)
+	runSyncer(t, s)
+	return s, r
+}
+
+// saveSnapshot runs a first syncer to its sync and stops it: the snapshot
+// holds a, b, c and d at 10.
+func (f *fakeWarm) saveSnapshot(t *testing.T) {
+	s, err := runtime.New[*corev1.ConfigMap](f.config(), configMaps, runtime.WithSnapshot(f.path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := runSyncer(t, s)
+	if err := s.WaitForSync(ctxTimeout(t, 10*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	stop()
+}
+
+// send plays events on the watch.
+func (f *fakeWarm) send(evs ...*watchEvent) {
+	for _, ev := range evs {
+		f.events <- ev
+	}
+}
+
+// gone answers 410 Gone on a watch, as a server does that no longer has
+// the resourceVersion asked for.
+func gone(send func(string, any), rv string) {
+	send("ERROR", &metav1.Status{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Status"}, Status: metav1.StatusFailure,
+		Code: http.StatusGone, Reason: metav1.StatusReasonExpired, Message: "too old resource version: " + rv})
+}
+
+// TestWarmStartWaitsForObjectsFetchedAhead plays, on a fake server, a warm
+// start whose snapshot's resourceVersion the server no longer has (410 on
+// the watch from it), and whose GETs land after changes that the watch from the metadata LIST
+// has yet to deliver: an object deleted since the LIST (d), one modified
+// since (e), one deleted and created again since (f). The store runs ahead of the LIST for them, so OnSync must wait
+// until the watch delivered those changes, and the deletion of f's former
+// object must not remove the new one fetched already; the objects of the snapshot that
+// are gone (c, d) must be told as inferred deletions.
+func TestWarmStartWaitsForObjectsFetchedAhead(t *testing.T) {
+	f := newFakeWarm(t, func(send func(string, any), r *http.Request, n int) bool {
+		rv := r.URL.Query().Get("resourceVersion")
+		if n == 2 { // the warm start's watch from the snapshot: gone, as after a restart of the server
+			if rv != "10" {
+				t.Errorf("first warm watch from %q, want the snapshot's 10", rv)
+			}
+			gone(send, rv)
+			return true
+		}
+		if rv != "100" {
+			t.Errorf("watch from %q, want the metadata LIST's 100", rv)
+		}
+		return false
+	})
 	f.list = func(w http.ResponseWriter, r *http.Request, n int) {
 		w.Header().Set("Content-Type", "application/json")
 		enc := json.NewEncoder(w)
 		switch name := r.URL.Path[strings.LastIndex(r.URL.Path, "/")+1:]; name {
 		case "configmaps": // the metadata-only LIST, at 100
-			items := []map[string]any{}
-			for _, o := range []*corev1.ConfigMap{fakeCM("a", 10), fakeCM("b", 60), fakeCM("d", 70), fakeCM("e", 80), fakeCM("f", 90)} {
-				items = append(items, map[string]any{"apiVersion": "meta.k8s.io/v1", "kind": "PartialObjectMetadata", "metadata": o.ObjectMeta})
-			}
-			_ = enc.Encode(map[string]any{"apiVersion": "meta.k8s.io/v1", "kind": "PartialObjectMetadataList",
-				"metadata": map[string]any{"resourceVersion": "100"}, "items": items})
+			writeMetadataList(w, 100, fakeCM("a", 10), fakeCM("b", 60), fakeCM("d", 70), fakeCM("e", 80), fakeCM("f", 90))
 		case "b": // changed while down, not since the LIST
 			_ = enc.Encode(fakeCM("b", 60))
 		case "d": // deleted after the LIST, at 102
@@ -285,32 +397,16 @@ func TestWarmStartWaitsForObjectsFetchedAhead(t *testing.T) {
 			status(w, http.StatusNotFound, metav1.StatusReasonNotFound, "no")
 		}
 	}
-	start := func() (*runtime.Syncer[*corev1.ConfigMap], *recorder, func()) {
-		s, err := runtime.New[*corev1.ConfigMap](f.config(), configMaps, runtime.WithSnapshot(path))
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := newRecorder()
-		s.AddHandler(r)
-		return s, r, runSyncer(t, s)
-	}
-	s, _, stop := start()
-	if err := s.WaitForSync(ctxTimeout(t, 10*time.Second)); err != nil {
-		t.Fatal(err)
-	}
-	stop()
-
-	s, r, _ := start()
+	f.saveSnapshot(t)
+	s, r := f.start(t)
 	stored := func(name, rv string) func() bool {
 		return func() bool { o, ok := s.Store().Get("ns", name); return ok && o.ResourceVersion == rv }
 	}
 	eventually(t, 10*time.Second, "the warm start to fetch b, e and f", func() bool {
 		return stored("b", "60")() && stored("e", "105")() && stored("f", "107")()
 	})
-	for _, ev := range []*watchEvent{{"MODIFIED", fakeCM("a", 101)}, {"DELETED", fakeCM("d", 102)}, {"MODIFIED", fakeCM("a", 103)},
-		{"DELETED", fakeCM("f", 104)}, {"MODIFIED", fakeCM("e", 105)}, {"MODIFIED", fakeCM("a", 106)}} {
-		events <- ev
-	}
+	f.send(&watchEvent{"MODIFIED", fakeCM("a", 101)}, &watchEvent{"DELETED", fakeCM("d", 102)}, &watchEvent{"MODIFIED", fakeCM("a", 103)},
+		&watchEvent{"DELETED", fakeCM("f", 104)}, &watchEvent{"MODIFIED", fakeCM("e", 105)}, &watchEvent{"MODIFIED", fakeCM("a", 106)})
 	eventually(t, 10*time.Second, "a@106", stored("a", "106"))
 	if !stored("f", "107")() {
 		t.Fatal("the deletion of f's former object (104) removed the object fetched at 107")
@@ -320,7 +416,7 @@ func TestWarmStartWaitsForObjectsFetchedAhead(t *testing.T) {
 	}
 	f107 := fakeCM("f", 107)
 	f107.UID = "uid-f-2"
-	events <- &watchEvent{"ADDED", f107}
+	f.send(&watchEvent{"ADDED", f107})
 	if err := s.WaitForSync(ctxTimeout(t, 10*time.Second)); err != nil {
 		t.Fatal(err)
 	}
@@ -348,4 +444,150 @@ func TestWarmStartWaitsForObjectsFetchedAhead(t *testing.T) {
 type watchEvent struct {
 	typ string
 	obj any
+}
+
+// writeMetadataList answers a metadata-only LIST at rv with objs.
+func writeMetadataList(w http.ResponseWriter, rv int, objs ...*corev1.ConfigMap) {
+	items := []map[string]any{}
+	for _, o := range objs {
+		items = append(items, map[string]any{"apiVersion": "meta.k8s.io/v1", "kind": "PartialObjectMetadata", "metadata": o.ObjectMeta})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{"apiVersion": "meta.k8s.io/v1", "kind": "PartialObjectMetadataList",
+		"metadata": map[string]any{"resourceVersion": strconv.Itoa(rv)}, "items": items})
+}
+
+// TestWarmStartWatchesFromTheSnapshot plays, on a fake server, a warm start
+// whose snapshot (a, b, c, d at 10) the server's watch still covers. Its
+// metadata LIST at 100 shows a unchanged, b changed (55, then 60), c
+// deleted (85) and created again (90), d changed (40) then deleted (64),
+// e created (70) and changed (80); x lived and died in between (20, 62).
+// The watch from 10 delivers all of it. The handler must see, before
+// OnSync, the states at 100 only: no intermediate state, nothing of x, d
+// and c's former object told gone once, as inferred deletions; OnSync
+// once c's new object arrived, not before; then live events. No object
+// may be fetched by GET.
+func TestWarmStartWatchesFromTheSnapshot(t *testing.T) {
+	f := newFakeWarm(t, func(send func(string, any), r *http.Request, n int) bool {
+		if rv := r.URL.Query().Get("resourceVersion"); n > 2 || rv != "10" {
+			t.Errorf("watch %d from %q, want one, from the snapshot's 10", n, rv)
+		}
+		return false
+	})
+	c2 := fakeCM("c", 90)
+	c2.UID = "uid-c-2"
+	f.list = func(w http.ResponseWriter, r *http.Request, n int) {
+		if !strings.HasSuffix(r.URL.Path, "/configmaps") {
+			t.Errorf("unexpected request %s: no object needs a GET", r.URL)
+			status(w, http.StatusNotFound, metav1.StatusReasonNotFound, "no")
+			return
+		}
+		writeMetadataList(w, 100, fakeCM("a", 10), fakeCM("b", 60), c2, fakeCM("e", 80))
+	}
+	f.saveSnapshot(t)
+	s, r := f.start(t)
+	f.send(&watchEvent{"ADDED", fakeCM("x", 20)}, &watchEvent{"MODIFIED", fakeCM("d", 40)}, &watchEvent{"MODIFIED", fakeCM("b", 55)},
+		&watchEvent{"MODIFIED", fakeCM("b", 60)})
+	// b@60 is applied after x@20 and d@40 and reaches the handler after
+	// them: had they been applied, the store or the handler would show them.
+	eventually(t, 10*time.Second, "the handler to get b@60", func() bool {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return r.addRVs["ns/b@60"] == 1
+	})
+	for _, name := range []string{"x", "d"} {
+		if o, ok := s.Store().Get("ns", name); ok {
+			t.Errorf("%s@%s stored: an intermediate state before the LIST's", name, o.ResourceVersion)
+		}
+	}
+	f.send(&watchEvent{"DELETED", fakeCM("x", 62)}, &watchEvent{"DELETED", fakeCM("d", 64)}, &watchEvent{"ADDED", fakeCM("e", 70)},
+		&watchEvent{"MODIFIED", fakeCM("e", 80)}, &watchEvent{"DELETED", fakeCM("c", 85)})
+	eventually(t, 10*time.Second, "e@80", func() bool { o, ok := s.Store().Get("ns", "e"); return ok && o.ResourceVersion == "80" })
+	if s.HasSynced() {
+		t.Fatal("synced before the watch delivered c's new object at 90")
+	}
+	f.send(&watchEvent{"ADDED", c2})
+	if err := s.WaitForSync(ctxTimeout(t, 10*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if s.Mode() != runtime.ModeWarm {
+		t.Errorf("mode %s, want warm", s.Mode())
+	}
+	var got []string
+	for _, k := range s.Store().Keys() {
+		o, _ := s.Store().Get(k.Namespace, k.Name)
+		got = append(got, k.Name+"@"+o.ResourceVersion)
+	}
+	if want := []string{"a@10", "b@60", "c@90", "e@80"}; !slices.Equal(got, want) {
+		t.Errorf("store at OnSync %v, want the LIST's %v", got, want)
+	}
+	if dup := r.duplicates(); len(dup) > 0 {
+		t.Errorf("delivered twice: %v", dup)
+	}
+	f.send(&watchEvent{"MODIFIED", fakeCM("a", 101)}, &watchEvent{"DELETED", fakeCM("e", 102)})
+	eventually(t, 10*time.Second, "the live events", func() bool {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return r.deletes["ns/e"] == 1 && r.addRVs["ns/a@101"] == 1
+	})
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	calls := slices.Clone(r.order)
+	i := slices.Index(calls, "sync")
+	if i < 1 || calls[0] != "resync" {
+		t.Fatalf("handler calls %v: want OnResyncStarted first, then OnSync", calls)
+	}
+	between := slices.Sorted(slices.Values(calls[1:i]))
+	if want := []string{"add:ns/a", "add:ns/b", "add:ns/c", "add:ns/e", "delete:ns/c", "delete:ns/d"}; !slices.Equal(between, want) {
+		t.Errorf("handler calls %v, want %v between OnResyncStarted and OnSync", calls, want)
+	}
+	if after := calls[i+1:]; !slices.Equal(after, []string{"update:ns/a", "delete:ns/e"}) {
+		t.Errorf("handler calls after OnSync %v, want a's update and e's deletion", after)
+	}
+	if r.inferred["ns/c"] != 1 || r.inferred["ns/d"] != 1 || len(r.inferred) != 2 {
+		t.Errorf("inferred deletions %v, want c's former object and d once", r.inferred)
+	}
+	if r.addRVs["ns/b@60"] != 1 || r.addRVs["ns/e@80"] != 1 || r.addRVs["ns/c@90"] != 1 {
+		t.Errorf("object versions delivered %v: want b@60, e@80 and c@90, the states at the LIST", r.addRVs)
+	}
+}
+
+// TestWarmStartCatchesAWatchThatSkipsAChange plays a server whose watch from
+// the snapshot passes the LIST's resourceVersion without the state the LIST
+// gave for b: the warm start must not sync on it, but report the server's
+// fault and complete the resync cold, ending with the server's state.
+func TestWarmStartCatchesAWatchThatSkipsAChange(t *testing.T) {
+	f := newFakeWarm(t, func(send func(string, any), r *http.Request, n int) bool {
+		if n == 3 { // the cold resync's WatchList
+			send("ADDED", fakeCM("a", 101))
+			send("ADDED", fakeCM("b", 60))
+			send("BOOKMARK", endBookmark(101))
+			hold(r)
+			return true
+		}
+		return false
+	})
+	f.list = func(w http.ResponseWriter, r *http.Request, n int) {
+		writeMetadataList(w, 100, fakeCM("a", 10), fakeCM("b", 60))
+	}
+	f.saveSnapshot(t)
+	s, r := f.start(t)
+	f.send(&watchEvent{"DELETED", fakeCM("c", 20)}, &watchEvent{"DELETED", fakeCM("d", 30)}, &watchEvent{"MODIFIED", fakeCM("a", 101)})
+	if err := s.WaitForSync(ctxTimeout(t, 10*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if s.Mode() != runtime.ModeWatchList {
+		t.Errorf("mode %s, want watchlist: the resync completed cold", s.Mode())
+	}
+	if b, ok := s.Store().Get("ns", "b"); !ok || b.ResourceVersion != "60" || s.Store().Len() != 2 {
+		t.Errorf("store %v, want a@101 and b@60", s.Store().Keys())
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.resyncs != 1 || r.syncs != 1 {
+		t.Errorf("%d OnResyncStarted and %d OnSync, want one of each", r.resyncs, r.syncs)
+	}
+	if len(r.errs) == 0 || runtime.Classify(r.errs[0]) != runtime.KindInternal {
+		t.Errorf("errors %v, want the server's fault told as internal", r.errs)
+	}
 }

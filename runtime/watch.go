@@ -55,16 +55,41 @@ func (s *Syncer[T]) consume(ctx context.Context, w *stream, opened time.Time) re
 			return result{op: op, err: unexpectedObject(ev), received: live, live: live}
 		}
 		live = true
-		s.rv = obj.GetResourceVersion()
-		switch ev.Type {
-		case watch.Added, watch.Modified:
-			s.cache.upsert(obj)
-			s.warmEvent(obj, ev.Type)
-		case watch.Deleted:
-			s.cache.delete(obj)
-			s.warmEvent(obj, ev.Type)
+		if err := s.apply(ev.Type, obj); err != nil {
+			return result{op: op, err: err, received: live, live: live}
 		}
 	}
+}
+
+// apply applies an event of a watch that follows a sync, or that brings a
+// warm start's store in step (see warmState).
+func (s *Syncer[T]) apply(typ watch.EventType, obj T) error {
+	rv := obj.GetResourceVersion()
+	if w := s.warm; w != nil && w.fromSnapshot {
+		if typ != watch.Bookmark && !w.admits(KeyOf(obj), rv) {
+			return nil
+		}
+		if w.passes(rv, typ) {
+			if len(w.pending) > 0 {
+				s.rv, s.warm = "", nil // the resync goes on cold
+				return errWarmIncomplete
+			}
+			w.fromSnapshot = false
+		}
+	}
+	s.rv = rv
+	switch typ {
+	case watch.Added, watch.Modified:
+		s.cache.upsert(obj)
+	case watch.Deleted:
+		s.cache.delete(obj)
+	case watch.Bookmark:
+		s.cache.at(rv)
+	}
+	if s.warm != nil {
+		s.warmEvent(obj, typ)
+	}
+	return nil
 }
 
 // eventError turns an ERROR event into an error. client-go reports a
