@@ -57,15 +57,16 @@
 //   - server-cost: -clients (8) processes of one contender start at once,
 //     released together from a barrier once each is set up, against the
 //     same objects: ours, client-go-watchlist, client-go-list, and
-//     ours-warm (each client of ours saved a snapshot when it exited; the
-//     parent then updates 1% of the objects, deletes 1% and creates 1%,
-//     and the clients restart from their snapshots). For each: the slowest
-//     client's time to synced, and kube-apiserver's RSS when its peak is
-//     reset (clear_refs) before the clients go, its peak (VmHWM) over that
-//     once the last one synced, and its CPU (utime+stime) meanwhile.
-//     kube-apiserver is restarted (same etcd) and let go idle before each
-//     row: memory that earlier work left resident would otherwise absorb a
-//     row's garbage without raising the peak.
+//     ours-warm (one client of ours syncs cold against the row's
+//     kube-apiserver and saves a snapshot, each client gets a copy, the
+//     parent updates 1% of the objects, deletes 1% and creates 1%, and the
+//     clients start from the snapshot: clients restarted, the server not).
+//     For each: the slowest client's time to synced, and kube-apiserver's
+//     RSS when its peak is reset (clear_refs) before the clients go, its
+//     peak (VmHWM) over that once the last one synced, and its CPU
+//     (utime+stime) meanwhile. kube-apiserver is restarted (same etcd) and
+//     let go idle before each row: memory that earlier work left resident
+//     would otherwise absorb a row's garbage without raising the peak.
 //   - crd: N Widgets (examples/crd, JSON) with the same payload in an
 //     annotation; ours (the generated WidgetSyncer) against client-go's
 //     SharedIndexInformer over *Widget (a ListWatch on a typed REST

@@ -16,13 +16,13 @@ import (
 // The server-cost part: -clients children of one contender, each its own
 // process and so its own connection, start at once against the populated
 // server, restarted for each row; the benchmark measures what
-// kube-apiserver pays for them. The
-// ours-warm row restarts ours' clients from the snapshots they saved, after
-// the churn (see warm.go).
+// kube-apiserver pays for them. The ours-warm row restarts ours' clients
+// from a snapshot saved against that same kube-apiserver, after the churn
+// (see warm.go): the clients restart, the server does not, as when a
+// DaemonSet of agents is rolled.
 
-// serverRows are the contenders of the server-cost table run in turn; each
-// run of ours is followed by the churn and a run of ours-warm.
-var serverRows = []string{ours, clientGoWatch, clientGoList}
+// serverRows are the contenders of the server-cost table run in turn.
+var serverRows = []string{ours, oursWarm, clientGoWatch, clientGoList}
 
 // serverRun is one round of one row of the server-cost table.
 type serverRun struct {
@@ -49,6 +49,11 @@ func (b *bench) serverCostRounds(ctx context.Context) ([]serverRun, error) {
 		if b.servers, b.apiserver = serverPIDs(); len(b.servers) != 2 || b.apiserver == 0 {
 			return fmt.Errorf("server cost: found %d of the test bed's processes after restarting kube-apiserver", len(b.servers))
 		}
+		if c.name == oursWarm {
+			if err := b.seedSnapshots(ctx, round); err != nil {
+				return err
+			}
+		}
 		if err := b.quiesce(ctx, c.name); err != nil {
 			return err
 		}
@@ -63,23 +68,45 @@ func (b *bench) serverCostRounds(ctx context.Context) ([]serverRun, error) {
 	}
 	for round := 1; round <= b.o.rounds; round++ {
 		for _, name := range roundOrder(serverRows, round) {
-			c, _ := contenderByName(name)
+			c, ok := contenderByName(name)
+			if !ok {
+				c = warmContenders[0]
+			}
 			if err := row(c, round); err != nil {
-				return nil, err
-			}
-			if name != ours {
-				continue
-			}
-			// Each client of ours saved a snapshot; restart them warm after the churn.
-			if err := b.churn(ctx, round); err != nil {
-				return nil, err
-			}
-			if err := row(warmContenders[0], round); err != nil {
 				return nil, err
 			}
 		}
 	}
 	return runs, nil
+}
+
+// seedSnapshots prepares the ours-warm row on a freshly started
+// kube-apiserver: one client of ours syncs cold and saves its snapshot,
+// which every client of the row gets a copy of (they are the same syncer),
+// then 1% of the objects are updated, 1% deleted and 1% created.
+func (b *bench) seedSnapshots(ctx context.Context, round int) error {
+	seed := filepath.Join(b.dir, "server.seed.snapshot")
+	if err := os.Remove(seed); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if _, err := b.runOne(ctx, warmContenders[1], round, "-snapshot="+seed); err != nil {
+		return fmt.Errorf("server cost, round %d, saving the snapshot: %w", round, err)
+	}
+	data, err := os.ReadFile(seed)
+	if err != nil {
+		return err
+	}
+	for i := range b.o.clients {
+		if err := os.WriteFile(serverSnapshot(b.dir, i), data, 0o600); err != nil {
+			return err
+		}
+	}
+	return b.churn(ctx, round)
+}
+
+// serverSnapshot is the snapshot file of the ours-warm row's i-th client.
+func serverSnapshot(dir string, i int) string {
+	return filepath.Join(dir, fmt.Sprintf("server.c%d.snapshot", i))
 }
 
 // serverCost starts b.o.clients children of c, lets them start work at
@@ -94,14 +121,8 @@ func (b *bench) serverCost(ctx context.Context, c contender, round int) (serverR
 	}()
 	for i := range b.o.clients {
 		extra := []string{"-barrier", fmt.Sprintf("-tag=server.%s.r%d.c%d", c.name, round, i)}
-		if c.name == ours || c.name == oursWarm { // ours saves the snapshot that ours-warm starts from
-			snap := filepath.Join(b.dir, fmt.Sprintf("server.c%d.snapshot", i))
-			if c.name == ours {
-				if err := os.Remove(snap); err != nil && !errors.Is(err, os.ErrNotExist) {
-					return r, err
-				}
-			}
-			extra = append(extra, "-snapshot="+snap)
+		if c.name == oursWarm {
+			extra = append(extra, "-snapshot="+serverSnapshot(b.dir, i))
 		}
 		ch, err := startChild(b.exe, c, b.o, b.kubeconfig, round, extra...)
 		if err != nil {
@@ -217,7 +238,7 @@ func reportServerCost(w io.Writer, runs []serverRun, clients int, cs []compariso
 		return
 	}
 	fmt.Fprintf(w, "\nServer cost: %d clients of one contender, each its own process and connection, start at once "+
-		"against a kube-apiserver restarted for the row and idle; its RSS before they start, its peak RSS (VmHWM, reset through clear_refs) over that until the last one synced, "+
+		"against a kube-apiserver restarted for the row and idle (for ours-warm: after one client of ours saved the snapshot they start from, and the churn); its RSS before they start, its peak RSS (VmHWM, reset through clear_refs) over that until the last one synced, "+
 		"its CPU (utime+stime) meanwhile; medians over the rounds:\n\n%s\n", clients, serverTable(runs, clients))
 	fmt.Fprintf(w, "Server cost ratios:\n\n%s\n", comparisonTable(cs))
 }
