@@ -1,8 +1,142 @@
 package runtime
 
-// A scanner of the top-level members of a JSON object, for the JSON
-// decoders of fastDecoding: neither encoding/json's scanner nor
-// sigs.k8s.io/json's is exported.
+import (
+	"bytes"
+	"reflect"
+	"unicode/utf8"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	kjson "sigs.k8s.io/json"
+)
+
+// The JSON decoders of fastDecoding (decoding.go), for custom resources,
+// which have no protobuf. apimachinery's JSON serializer reads every input
+// with encoding/json first (SimpleMetaFactory.Interpret) to find its
+// apiVersion and kind, then unmarshals it with sigs.k8s.io/json; a
+// WatchEvent's object is copied into its RawExtension. Here a small scanner
+// finds the top-level members instead (neither encoding/json's scanner nor
+// sigs.k8s.io/json's is exported), and the input goes to the wrapped
+// serializer whenever encoding/json might read it otherwise: a key that
+// matches "kind" (or another it needs) only case-insensitively, as
+// encoding/json matches keys; a key twice (encoding/json keeps the last);
+// escapes; values that are not plain strings; malformed JSON; an object
+// that fails to unmarshal. That serializer then gives its own answer,
+// error included.
+
+// jsonObjectDecoder decodes an object of kind gvk itself. The wrapped
+// serializer is apimachinery's non-strict JSON serializer, as
+// serializer.CodecFactory makes it.
+type jsonObjectDecoder struct {
+	kruntime.Serializer
+	gvk        *schema.GroupVersionKind
+	apiVersion string
+	elemType   reflect.Type
+}
+
+func (d jsonObjectDecoder) Decode(data []byte, defaults *schema.GroupVersionKind, into kruntime.Object) (kruntime.Object, *schema.GroupVersionKind, error) {
+	if into == nil && d.ownKind(data) {
+		obj := reflect.New(d.elemType).Interface()
+		// What the wrapped serializer calls for an object of a registered
+		// kind. On an error it is asked again, for its own error.
+		if err := kjson.UnmarshalCaseSensitivePreserveInts(data, obj); err == nil {
+			// The kind returned is shared, as objectDecoder's is.
+			return obj.(kruntime.Object), d.gvk, nil
+		}
+	}
+	return d.Serializer.Decode(data, defaults, into)
+}
+
+// ownKind tells whether data is a JSON object whose apiVersion and kind
+// are, for encoding/json too, exactly the decoder's.
+func (d jsonObjectDecoder) ownKind(data []byte) bool {
+	var apiVersion, kind []byte
+	ok := eachMember(data, func(key, value []byte, esc bool) bool {
+		switch {
+		case esc:
+			return false // no knowing what it unescapes to
+		case string(key) == "apiVersion":
+			if apiVersion != nil {
+				return false
+			}
+			apiVersion = value
+		case string(key) == "kind":
+			if kind != nil {
+				return false
+			}
+			kind = value
+		case bytes.EqualFold(key, []byte("apiVersion")) || bytes.EqualFold(key, []byte("kind")):
+			return false
+		}
+		return true
+	})
+	return ok && plainString(apiVersion, d.apiVersion) && plainString(kind, d.gvk.Kind)
+}
+
+// jsonWatchEventDecoder decodes a metav1.WatchEvent frame without copying:
+// as the wrapped serializer, it sets Type and Object.Raw from members
+// "type" and "object" (matched case-sensitively, as sigs.k8s.io/json
+// does), and leaves them as they are when the member is missing or, for
+// the object, null.
+type jsonWatchEventDecoder struct {
+	kruntime.Serializer
+	gvk *schema.GroupVersionKind // WatchEvent in the Syncer's group and version, as the scheme knows it
+}
+
+func (d jsonWatchEventDecoder) Decode(data []byte, defaults *schema.GroupVersionKind, into kruntime.Object) (kruntime.Object, *schema.GroupVersionKind, error) {
+	ev, ok := into.(*metav1.WatchEvent)
+	if !ok {
+		return d.Serializer.Decode(data, defaults, into)
+	}
+	var typ, object []byte
+	ok = eachMember(data, func(key, value []byte, esc bool) bool {
+		switch {
+		case esc:
+			return false
+		case string(key) == "type":
+			if typ != nil {
+				return false
+			}
+			typ = value
+		case string(key) == "object":
+			if object != nil {
+				return false
+			}
+			object = value
+		// An apiVersion or kind would make the wrapped serializer decode
+		// the frame as another kind; a near-miss of type or object is
+		// ignored by sigs.k8s.io/json but is too rare to be worth the risk.
+		case bytes.EqualFold(key, []byte("apiVersion")) || bytes.EqualFold(key, []byte("kind")) ||
+			bytes.EqualFold(key, []byte("type")) || bytes.EqualFold(key, []byte("object")):
+			return false
+		}
+		return true
+	})
+	if !ok || typ != nil && !isPlainString(typ) {
+		return d.Serializer.Decode(data, defaults, into)
+	}
+	if typ != nil {
+		ev.Type = internEventType(typ[1 : len(typ)-1])
+	}
+	if object != nil && string(object) != "null" {
+		ev.Object.Raw = object
+	}
+	// The kind the wrapped serializer returns, shared as objectDecoder's.
+	return ev, d.gvk, nil
+}
+
+// plainString tells whether the JSON value v is the string s, without
+// escapes.
+func plainString(v []byte, s string) bool {
+	return len(v) == len(s)+2 && v[0] == '"' && string(v[1:len(v)-1]) == s
+}
+
+// isPlainString tells whether the JSON value v is a string without escapes
+// and in valid UTF-8, which encoding/json would not change.
+func isPlainString(v []byte) bool {
+	return len(v) >= 2 && v[0] == '"' && bytes.IndexByte(v, '\\') < 0 && utf8.Valid(v)
+}
 
 // maxJSONDepth is encoding/json's limit of nesting: deeper input is an
 // error there too.
