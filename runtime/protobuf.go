@@ -11,58 +11,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// The protobuf decoders of apimachinery copy each watched object twice
-// before decoding it: the WatchEvent's RawExtension, then the Unknown
-// envelope inside it. With objects of kilobytes, those copies are most of
-// a sync's allocations and a good share of its CPU. fastProtobuf wraps a
-// NegotiatedSerializer so that for the protobuf media type:
-//
-//   - a WatchEvent frame is decoded without copying: Object.Raw points into
-//     the frame, which client-go's watch decoder decodes at once, before it
-//     reads the next frame into the same buffer;
-//   - an object of the Syncer's own kind is unmarshalled straight from the
-//     envelope's bytes into a new T.
-//
-// Anything else (lists, Status, other kinds, a malformed frame) goes to the
-// wrapped serializers unchanged.
+// The protobuf decoders of fastDecoding (decoding.go).
 
 // protobufMagic starts every object the protobuf serializer writes.
 var protobufMagic = []byte("k8s\x00")
-
-type fastProtobuf struct {
-	kruntime.NegotiatedSerializer
-	gvk      *schema.GroupVersionKind // shared by every decoded object: see objectDecoder.Decode
-	elemType reflect.Type             // T's struct type; nil when T has no protobuf methods
-}
-
-// newFastProtobuf wraps ns. For a T without protobuf methods (a CRD type)
-// only the WatchEvent frames take the fast path: an object of T's kind in
-// protobuf, which only a misbehaving server or proxy sends, goes to the
-// wrapped decoder, which fails it as an error, not a panic.
-func newFastProtobuf(ns kruntime.NegotiatedSerializer, gvk schema.GroupVersionKind, elemType reflect.Type) fastProtobuf {
-	if !reflect.PointerTo(elemType).Implements(reflect.TypeFor[protobufType]()) {
-		elemType = nil
-	}
-	return fastProtobuf{NegotiatedSerializer: ns, gvk: &gvk, elemType: elemType}
-}
-
-func (f fastProtobuf) SupportedMediaTypes() []kruntime.SerializerInfo {
-	infos := append([]kruntime.SerializerInfo(nil), f.NegotiatedSerializer.SupportedMediaTypes()...)
-	for i, info := range infos {
-		if info.MediaType != kruntime.ContentTypeProtobuf {
-			continue
-		}
-		info.Serializer = objectDecoder{Serializer: info.Serializer, gvk: f.gvk,
-			apiVersion: f.gvk.GroupVersion().String(), elemType: f.elemType}
-		if info.StreamSerializer != nil {
-			stream := *info.StreamSerializer
-			stream.Serializer = watchEventDecoder{Serializer: stream.Serializer}
-			info.StreamSerializer = &stream
-		}
-		infos[i] = info
-	}
-	return infos
-}
 
 // objectDecoder decodes the envelope of an object of kind gvk itself.
 type objectDecoder struct {

@@ -60,7 +60,7 @@ func newSource[T Object](restCfg *rest.Config, res Resource, cfg *config) (*sour
 	if res.Group == "" {
 		c.APIPath = "/api"
 	}
-	c.NegotiatedSerializer = newFastProtobuf(codecs.WithoutConversion(), gv.WithKind(res.Kind), t.Elem())
+	c.NegotiatedSerializer = newFastDecoding(codecs.WithoutConversion(), gv.WithKind(res.Kind), t.Elem())
 	_, objProto := any(obj).(protobufType)
 	_, listProto := list.(protobufType)
 	if objProto && listProto {
