@@ -33,11 +33,11 @@ const (
 )
 
 var crdContenders = []contender{
-	{name: ours, what: "syncer-gen's generated WidgetSyncer (examples/crd), default options"},
+	{name: ours, what: "syncer-gen's generated WidgetSyncer (examples/crd), default options: its indexes ByOwner and ByColor"},
 	{name: clientGoWatch, env: []string{watchListGate + "=true"},
-		what: "client-go SharedIndexInformer over *Widget, WatchListClient on: a ListWatch on a REST client of the type, as informer-gen's or controller-runtime's"},
+		what: "client-go SharedIndexInformer over *Widget, WatchListClient on: a ListWatch on a REST client of the type, as informer-gen's or controller-runtime's; the owner and color indexes of ours"},
 	{name: clientGoDynamic, env: []string{watchListGate + "=true"},
-		what: "client-go dynamicinformer (unstructured objects), WatchListClient on"},
+		what: "client-go dynamicinformer (unstructured objects), WatchListClient on; the same indexes"},
 }
 
 var widgets = resource{
@@ -82,7 +82,10 @@ func (widgetKind) run(ctx context.Context, contender string, e *childEnv) (syncO
 				return nil, err
 			}
 			gvr := shopv1alpha1.SchemeGroupVersion.WithResource(widgets.plural)
-			return dynamicinformer.NewFilteredDynamicInformer(client, gvr, ns, 0, cache.Indexers{}, nil).Informer(), nil
+			return dynamicinformer.NewFilteredDynamicInformer(client, gvr, ns, 0, widgetIndexers(func(obj any, field string) string {
+				v, _, _ := unstructured.NestedString(obj.(*unstructured.Unstructured).Object, "spec", field)
+				return v
+			}), nil).Informer(), nil
 		})
 	}
 	return syncOutcome{}, fmt.Errorf("unknown contender %q for widgets", contender)
@@ -120,7 +123,24 @@ func newWidgetInformer(cfg *rest.Config, ns string) (cache.SharedIndexInformer, 
 			return rc.Get().Namespace(ns).Resource(widgets.plural).VersionedParams(&opts, metav1.ParameterCodec).Watch(ctx)
 		},
 	}
-	return cache.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(lw, rc), &shopv1alpha1.Widget{}, 0, cache.Indexers{}), nil
+	return cache.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(lw, rc), &shopv1alpha1.Widget{}, 0,
+		widgetIndexers(func(obj any, field string) string {
+			if field == "owner" {
+				return obj.(*shopv1alpha1.Widget).Spec.Owner
+			}
+			return obj.(*shopv1alpha1.Widget).Spec.Color
+		})), nil
+}
+
+// widgetIndexers are the indexes that the generated WidgetSyncer keeps
+// (ByOwner, ByColor: markers on the type), for client-go's informers, so
+// that every contender maintains the same ones; spec reads a field of
+// spec.
+func widgetIndexers(spec func(obj any, field string) string) cache.Indexers {
+	by := func(field string) cache.IndexFunc {
+		return func(obj any) ([]string, error) { return []string{spec(obj, field)}, nil }
+	}
+	return cache.Indexers{"owner": by("owner"), "color": by("color")}
 }
 
 // crdRounds installs the CRD, creates the widgets and runs crdContenders.

@@ -71,7 +71,8 @@
 //     annotation; ours (the generated WidgetSyncer) against client-go's
 //     SharedIndexInformer over *Widget (a ListWatch on a typed REST
 //     client, what informer-gen and controller-runtime build) and its
-//     dynamic informer.
+//     dynamic informer, each keeping the two indexes the WidgetSyncer's
+//     markers declare (owner, color).
 //   - warm: each round ours syncs cold with a snapshot file and exits
 //     (saving it), the parent churns 1% / 1% / 1% as above, then ours-warm
 //     (from the snapshot), ours (cold) and client-go-watchlist sync; each
