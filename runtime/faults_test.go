@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"path/filepath"
+	goruntime "runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -95,6 +96,48 @@ func TestBookmarkDueOnceTheCountArrived(t *testing.T) {
 	}
 	if s.Store().Len() != 2 {
 		t.Fatalf("store holds %v, want a and b", s.Store().Keys())
+	}
+}
+
+// A server that counts sixteen million objects, for the WatchList's progress
+// and for the paginated LIST's, costs the Syncer no more than its real
+// objects, and does not panic it (the store reserves room for what it is
+// told, within a bound).
+func TestAbsurdCountsAreHarmless(t *testing.T) {
+	const absurd = int64(1) << 24 // the store's map for as many would take 800 MiB
+	for _, watchList := range []bool{true, false} {
+		f := newFakeAPI(t)
+		f.count = func(w http.ResponseWriter, r *http.Request) {
+			writeList(w, 10, "next", new(absurd), fakeCM("a", 1))
+		}
+		f.watch = func(w http.ResponseWriter, r *http.Request, n int) {
+			send := startWatch(w)
+			if watchList && n == 1 {
+				send("ADDED", fakeCM("a", 1))
+				send("BOOKMARK", endBookmark(10))
+			}
+			hold(r)
+		}
+		f.list = func(w http.ResponseWriter, r *http.Request, n int) {
+			if r.URL.Query().Get("continue") == "" {
+				writeList(w, 10, "next", new(absurd), fakeCM("a", 1))
+				return
+			}
+			writeList(w, 10, "", nil, fakeCM("b", 2))
+		}
+		opts := []runtime.Option{}
+		if !watchList {
+			opts = append(opts, runtime.WithoutWatchList())
+		}
+		s, _ := startSyncer(t, f.config(), opts...)
+		if err := s.WaitForSync(ctxTimeout(t, 5*time.Second)); err != nil {
+			t.Fatalf("watchList %v: no sync: %v", watchList, err)
+		}
+		var m goruntime.MemStats
+		goruntime.ReadMemStats(&m)
+		if m.HeapAlloc > 512<<20 {
+			t.Errorf("watchList %v: heap %d MiB after syncing two objects", watchList, m.HeapAlloc>>20)
+		}
 	}
 }
 

@@ -47,6 +47,7 @@ func (s *Syncer[T]) watchList(ctx context.Context) (res result, fallback bool) {
 	estimate, counted := s.src.count(ctx)
 	if counted {
 		s.progress.estimate.Store(estimate)
+		s.cache.store.reserve(estimate)
 	}
 	w, err := s.src.watchList(ctx)
 	if err != nil {
@@ -193,6 +194,7 @@ func (s *Syncer[T]) listSync(ctx context.Context) error {
 		}
 		if cont == "" && remaining >= 0 {
 			s.progress.estimate.Store(n + remaining)
+			s.cache.store.reserve(n + remaining)
 		}
 		rv, cont = pageRV, next
 		if cont == "" {

@@ -48,6 +48,22 @@ func newStore[T Object](indexers map[string]func(any) []string) *Store[T] {
 	return s
 }
 
+// maxReserve bounds what reserve makes room for: a count comes from the
+// server, and a wrong one must not cost more than a few MiB.
+const maxReserve = 1 << 17
+
+// reserve makes room for n objects in a store that holds none, so that the
+// first sync, whose size the server told, does not grow the map step by
+// step (each step leaves the smaller map as garbage, which raises the
+// heap's peak).
+func (s *Store[T]) reserve(n int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.items) == 0 && n > 0 {
+		s.items = make(map[Key]entry[T], min(n, maxReserve))
+	}
+}
+
 // Get returns the object with the given namespace and name.
 func (s *Store[T]) Get(namespace, name string) (T, bool) {
 	s.mu.RLock()

@@ -127,6 +127,7 @@ func (s *Syncer[T]) warmSync(ctx context.Context, loading <-chan loaded[T]) (res
 	if snap.objs == nil { // not usable: logged
 		return result{}, true
 	}
+	s.cache.store.reserve(int64(len(items)))
 	w := &warmState[T]{list: rv, pending: map[Key]string{}, started: started}
 	kept, gone := 0, 0
 	for _, m := range items {
