@@ -157,26 +157,9 @@ func typeMetaFields(msg []byte) (apiVersion, kind []byte, ok bool) {
 // eachField calls f with each length-delimited field of msg (sub-slices,
 // not copies) and skips the others. It returns false on malformed input.
 func eachField(msg []byte, f func(num protowire.Number, b []byte)) bool {
-	for len(msg) > 0 {
-		num, typ, n := protowire.ConsumeTag(msg)
-		if n < 0 {
-			return false
-		}
-		msg = msg[n:]
+	return eachValue(msg, func(num protowire.Number, typ protowire.Type, b []byte, _ uint64) {
 		if typ == protowire.BytesType {
-			b, m := protowire.ConsumeBytes(msg)
-			if m < 0 {
-				return false
-			}
 			f(num, b)
-			msg = msg[m:]
-			continue
 		}
-		m := protowire.ConsumeFieldValue(num, typ, msg)
-		if m < 0 {
-			return false
-		}
-		msg = msg[m:]
-	}
-	return true
+	})
 }

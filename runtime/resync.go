@@ -181,7 +181,7 @@ func (s *Syncer[T]) listSync(ctx context.Context) error {
 	limit := s.cfg.pageSize
 	var rv, cont string
 	for {
-		pageRV, next, remaining, err := s.src.list(ctx, cont, limit, each)
+		page, err := s.src.list(ctx, cont, limit, each)
 		switch {
 		case err != nil && cont != "" && isExpired(err):
 			s.cfg.logger.Info("continue token expired; reading the LIST in one piece", "resource", s.res.String(), "received", n)
@@ -192,11 +192,11 @@ func (s *Syncer[T]) listSync(ctx context.Context) error {
 		case err != nil:
 			return err
 		}
-		if cont == "" && remaining >= 0 {
-			s.progress.estimate.Store(n + remaining)
-			s.cache.store.reserve(n + remaining)
+		if cont == "" && page.remaining >= 0 {
+			s.progress.estimate.Store(n + page.remaining)
+			s.cache.store.reserve(n + page.remaining)
 		}
-		rv, cont = pageRV, next
+		rv, cont = page.rv, page.next
 		if cont == "" {
 			break
 		}

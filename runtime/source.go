@@ -15,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/runtime/serializer/streaming"
-	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 )
 
@@ -31,7 +30,6 @@ type source[T Object] struct {
 	key        string // server and resource, for the mode memory
 	server     string // the server's address and API path
 	elemType   reflect.Type
-	metadata   metadata.Interface // metadata-only requests, for warm starts
 }
 
 // protobufType is what the protobuf serializer needs of a type.
@@ -83,14 +81,7 @@ func newSource[T Object](restCfg *rest.Config, res Resource, cfg *config) (*sour
 	if err != nil {
 		return nil, fmt.Errorf("runtime.New: %s: %w", res, err)
 	}
-	var meta metadata.Interface
-	if cfg.snapshotPath != "" {
-		if meta, err = metadata.NewForConfigAndClient(c, client.Client); err != nil {
-			return nil, fmt.Errorf("runtime.New: %s: %w", res, err)
-		}
-	}
 	return &source[T]{
-		metadata:   meta,
 		server:     restCfg.Host + restCfg.APIPath,
 		client:     client,
 		negotiator: kruntime.NewClientNegotiator(c.NegotiatedSerializer, gv),
@@ -212,27 +203,19 @@ func (s *source[T]) count(ctx context.Context) (n int64, ok bool) {
 	return 0, false
 }
 
-// list reads one page of a consistent LIST (limit 0: the whole LIST),
-// calls each for every item and returns the list's resourceVersion, its
-// continue token and the server's count of the items after this page (-1
-// where it does not say).
-func (s *source[T]) list(ctx context.Context, cont string, limit int64, each func(T)) (rv, next string, remaining int64, err error) {
+// list reads one page of a consistent LIST (limit 0: the whole LIST) and
+// calls each for every item.
+func (s *source[T]) list(ctx context.Context, cont string, limit int64, each func(T)) (listPage, error) {
 	opts := s.listOptions()
 	opts.Limit = limit
 	opts.Continue = cont
 	page := s.res.NewList()
 	if err := s.request().VersionedParams(&opts, metav1.ParameterCodec).Do(ctx).Into(page); err != nil {
-		return "", "", 0, err
+		return listPage{}, err
 	}
 	lm, err := meta.ListAccessor(page)
 	if err != nil {
-		return "", "", 0, errDecode{err}
-	}
-	remaining = -1
-	if lm.GetContinue() == "" {
-		remaining = 0
-	} else if r := lm.GetRemainingItemCount(); r != nil {
-		remaining = *r
+		return listPage{}, errDecode{err}
 	}
 	// Copy each item out of the page so that the page's backing array is
 	// freed once the page is done, not held by the last surviving item.
@@ -243,38 +226,9 @@ func (s *source[T]) list(ctx context.Context, cont string, limit int64, each fun
 		return nil
 	})
 	if err != nil {
-		return "", "", 0, errDecode{err}
+		return listPage{}, errDecode{err}
 	}
-	return lm.GetResourceVersion(), lm.GetContinue(), remaining, nil
-}
-
-// metadataList reads one page of a consistent metadata-only LIST
-// (PartialObjectMetadataList: names, UIDs, resourceVersions, labels...),
-// calls each for every item and returns what list returns.
-func (s *source[T]) metadataList(ctx context.Context, cont string, limit int64, each func(*metav1.PartialObjectMetadata)) (rv, next string, remaining int64, err error) {
-	opts := s.listOptions()
-	opts.Limit = limit
-	opts.Continue = cont
-	r := s.metadata.Resource(s.res.GroupVersionResource())
-	var page *metav1.PartialObjectMetadataList
-	if s.res.Namespaced {
-		page, err = r.Namespace(s.cfg.namespace).List(ctx, opts)
-	} else {
-		page, err = r.List(ctx, opts)
-	}
-	if err != nil {
-		return "", "", 0, err
-	}
-	remaining = -1
-	if page.Continue == "" {
-		remaining = 0
-	} else if page.RemainingItemCount != nil {
-		remaining = *page.RemainingItemCount
-	}
-	for i := range page.Items {
-		each(&page.Items[i])
-	}
-	return page.ResourceVersion, page.Continue, remaining, nil
+	return newListPage(lm.GetResourceVersion(), lm.GetContinue(), lm.GetRemainingItemCount())
 }
 
 // get reads one object, in a state not older than resourceVersion rv.

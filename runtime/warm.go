@@ -7,7 +7,6 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 )
@@ -104,16 +103,14 @@ func (s *Syncer[T]) warmSync(ctx context.Context, loading <-chan loaded[T]) (res
 	var items []listed
 	var rv, cont string
 	for {
-		pageRV, next, remaining, err := s.src.metadataList(ctx, cont, s.cfg.pageSize*metadataPages, func(m *metav1.PartialObjectMetadata) {
-			items = append(items, listed{Key{Namespace: m.Namespace, Name: m.Name}, m.UID, m.ResourceVersion})
-		})
+		page, err := s.src.metadataList(ctx, cont, s.cfg.pageSize*metadataPages, func(l listed) { items = append(items, l) })
 		if err != nil {
 			return result{op: "list", err: err}, false
 		}
-		if cont == "" && remaining >= 0 {
-			s.progress.estimate.Store(int64(len(items)) + remaining)
+		if cont == "" && page.remaining >= 0 {
+			s.progress.estimate.Store(int64(len(items)) + page.remaining)
 		}
-		rv, cont = pageRV, next
+		rv, cont = page.rv, page.next
 		if cont == "" {
 			break
 		}

@@ -2,6 +2,10 @@ package main
 
 import (
 	"context"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -96,3 +100,116 @@ func assertAll(t *testing.T, index, value string, got []*shopv1alpha1.Widget, wa
 		}
 	}
 }
+
+// The generated syncer restarted from its snapshot (JSON, as for every
+// custom resource) after a widget was repainted, one deleted and one
+// created while it was down: warm, with neither a WatchList nor a LIST of
+// whole widgets nor a GET, the store and its indexes the server's, the
+// deletion told once.
+func TestWidgetSyncerRestartsWarm(t *testing.T) {
+	const n = 100
+	srv, _, widgets := setup(t, "shop-warm", n)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	path := filepath.Join(t.TempDir(), "widgets.snapshot")
+	var requests []string // path, query and answer's media type of each request
+	var mu sync.Mutex
+	cfg := srv.Config()
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripper(func(r *http.Request) (*http.Response, error) {
+			resp, err := rt.RoundTrip(r)
+			if err == nil {
+				mu.Lock()
+				what := r.URL.Path + "?" + r.URL.RawQuery
+				if strings.Contains(r.Header.Get("Accept"), "as=PartialObjectMetadataList") {
+					what += " (metadata only)"
+				}
+				requests = append(requests, what+" -> "+resp.Header.Get("Content-Type"))
+				mu.Unlock()
+			}
+			return resp, err
+		})
+	})
+	// run starts a syncer and waits for its sync; stop returns once Run
+	// did, which saves the snapshot.
+	run := func(h shopsyncers.WidgetHandler) (s *shopsyncers.WidgetSyncer, stop func()) {
+		s, err := shopsyncers.NewWidgetSyncer(cfg, runtime.WithNamespace("shop-warm"), runtime.WithSnapshot(path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h != nil {
+			s.AddHandler(h)
+		}
+		runCtx, cancel := context.WithCancel(ctx)
+		done := make(chan error, 1)
+		go func() { done <- s.Run(runCtx) }()
+		var once sync.Once
+		stop = func() {
+			once.Do(func() {
+				cancel()
+				if err := <-done; err != nil {
+					t.Errorf("Run: %v", err)
+				}
+			})
+		}
+		t.Cleanup(stop)
+		if err := s.WaitForSync(ctx); err != nil {
+			t.Fatalf("WaitForSync: %v", err)
+		}
+		return s, stop
+	}
+	first, stop := run(nil)
+	if first.Mode() != runtime.ModeWatchList {
+		t.Fatalf("first run: mode %s, want watchlist", first.Mode())
+	}
+	stop()
+	w, err := widgets.Get(ctx, "widget-00001")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Spec.Color = "violet"
+	if _, err := widgets.Update(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	if err := widgets.Delete(ctx, "widget-00002"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := widgets.Create(ctx, fixture.Widget("shop-warm", n)); err != nil {
+		t.Fatal(err)
+	}
+
+	mu.Lock()
+	requests = nil
+	mu.Unlock()
+	var deleted []string
+	s, _ := run(shopsyncers.WidgetHandlerFuncs{DeleteFunc: func(w *shopv1alpha1.Widget, how runtime.Deletion) {
+		mu.Lock()
+		deleted = append(deleted, w.Name+" "+how.String())
+		mu.Unlock()
+	}})
+	if s.Mode() != runtime.ModeWarm {
+		t.Errorf("mode %s, want warm", s.Mode())
+	}
+	if got := s.Store().ByColor("violet"); len(got) != 1 || got[0].Name != "widget-00001" {
+		t.Errorf("ByColor(violet) = %v, want widget-00001", got)
+	}
+	if _, ok := s.Store().Get("shop-warm", "widget-00002"); ok || s.Store().Len() != n {
+		t.Errorf("store holds widget-00002 %v and %d widgets; want it gone and %d", ok, s.Store().Len(), n)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(deleted) != 1 || deleted[0] != "widget-00002 inferred" {
+		t.Errorf("deletions told %v, want widget-00002 once, inferred", deleted)
+	}
+	for _, r := range requests {
+		if strings.Contains(r, "sendInitialEvents") || strings.Contains(r, "/widgets/") ||
+			!strings.Contains(r, "watch=") && !strings.Contains(r, "(metadata only)") {
+			t.Errorf("request %s: a warm start needs no WatchList, no GET, no LIST of whole widgets", r)
+		}
+	}
+	t.Logf("requests of the warm start: %q", requests)
+}
+
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
