@@ -48,16 +48,23 @@ func newListPage(rv, next string, remaining *int64) (listPage, error) {
 	return p, nil
 }
 
-// metadataList reads one page of a consistent metadata-only LIST and calls
-// each with every item.
-func (s *source[T]) metadataList(ctx context.Context, cont string, limit int64, each func(listed)) (listPage, error) {
+// metadataList reads one page of a consistent metadata-only LIST, into buf
+// (a page's bytes; reused from page to page, rather than a new buffer
+// grown by doubling for each), and calls each with every item.
+func (s *source[T]) metadataList(ctx context.Context, cont string, limit int64, buf *bytes.Buffer, each func(listed)) (listPage, error) {
 	opts := s.listOptions()
 	opts.Limit = limit
 	opts.Continue = cont
-	body, err := s.request().SetHeader("Accept", metadataAccept).VersionedParams(&opts, metav1.ParameterCodec).Do(ctx).Raw()
+	stream, err := s.request().SetHeader("Accept", metadataAccept).VersionedParams(&opts, metav1.ParameterCodec).Stream(ctx)
 	if err != nil {
 		return listPage{}, err
 	}
+	defer stream.Close()
+	buf.Reset()
+	if _, err := buf.ReadFrom(stream); err != nil {
+		return listPage{}, err
+	}
+	body := buf.Bytes()
 	if msg, ok := bytes.CutPrefix(body, protobufMagic); ok {
 		return readMetadataList(msg, each)
 	}

@@ -1,8 +1,10 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 
@@ -102,13 +104,18 @@ func (s *Syncer[T]) warmSync(ctx context.Context, loading <-chan loaded[T]) (res
 	s.beginResync()
 	var items []listed
 	var rv, cont string
+	var buf bytes.Buffer
 	for {
-		page, err := s.src.metadataList(ctx, cont, s.cfg.pageSize*metadataPages, func(l listed) { items = append(items, l) })
+		page, err := s.src.metadataList(ctx, cont, s.cfg.pageSize*metadataPages, &buf, func(l listed) { items = append(items, l) })
 		if err != nil {
 			return result{op: "list", err: err}, false
 		}
 		if cont == "" && page.remaining >= 0 {
-			s.progress.estimate.Store(int64(len(items)) + page.remaining)
+			n := int64(len(items)) + page.remaining
+			s.progress.estimate.Store(n)
+			if room := int(min(n, maxReserve)) - len(items); room > 0 { // the server's count, bounded as the store's
+				items = slices.Grow(items, room)
+			}
 		}
 		rv, cont = page.rv, page.next
 		if cont == "" {
