@@ -63,8 +63,10 @@
 //     clients start from the snapshot: clients restarted, the server not).
 //     For each: the slowest client's time to synced, and kube-apiserver's
 //     RSS when its peak is reset (clear_refs) before the clients go, its
-//     peak (VmHWM) over that once the last one synced, and its CPU
-//     (utime+stime) meanwhile. kube-apiserver is restarted (same etcd) and
+//     peak (VmHWM) over that once the last one synced, its CPU
+//     (utime+stime) and the bytes it allocated (go_memstats_alloc_bytes_total
+//     of its /metrics) meanwhile. The peak depends on when the apiserver's
+//     garbage collector runs; the bytes allocated count the work. kube-apiserver is restarted (same etcd) and
 //     let go idle before each row: memory that earlier work left resident
 //     would otherwise absorb a row's garbage without raising the peak.
 //   - crd: N Widgets (examples/crd, JSON) with the same payload in an

@@ -31,6 +31,7 @@ type serverRun struct {
 	idleRSS   int64         // kube-apiserver's RSS before the clients start
 	peak      int64         // its VmHWM from then until every client synced
 	cpu       time.Duration // its CPU time over the same span
+	allocated float64       // the bytes it allocated over the same span
 }
 
 // serverCostRounds runs every row of the server-cost table once per round.
@@ -144,6 +145,10 @@ func (b *bench) serverCost(ctx context.Context, c contender, round int) (serverR
 	if r.idleRSS, err = statusBytes(pid, "VmHWM"); err != nil {
 		return r, err
 	}
+	alloc0, err := b.apiserverAllocated(ctx)
+	if err != nil {
+		return r, err
+	}
 	cpu0 := cpuOf([]int{b.apiserver})
 	for _, ch := range chs {
 		if err := ch.send(cmdGo); err != nil {
@@ -167,6 +172,11 @@ func (b *bench) serverCost(ctx context.Context, c contender, round int) (serverR
 	if r.peak, err = statusBytes(pid, "VmHWM"); err != nil {
 		return r, err
 	}
+	alloc1, err := b.apiserverAllocated(ctx)
+	if err != nil {
+		return r, err
+	}
+	r.allocated = alloc1 - alloc0
 	for _, ch := range chs {
 		if err := ch.send(cmdExit); err != nil {
 			return r, err
@@ -183,31 +193,33 @@ func (b *bench) serverCost(ctx context.Context, c contender, round int) (serverR
 
 // serverSummary holds the medians of one row's rounds; NaN when it did not run.
 type serverSummary struct {
-	contender                          string
-	runs                               int
-	slowest, idleMiB, peakOverMiB, cpu float64
+	contender                                        string
+	runs                                             int
+	slowest, idleMiB, peakOverMiB, cpu, allocatedMiB float64
 }
 
 func summarizeServer(runs []serverRun, name string) serverSummary {
-	var slowest, idle, over, cpu []float64
+	var slowest, idle, over, cpu, allocated []float64
 	for _, r := range runs {
 		if r.contender == name {
 			slowest = append(slowest, r.slowest)
 			idle = append(idle, float64(r.idleRSS)/mib)
 			over = append(over, float64(r.peak-r.idleRSS)/mib)
 			cpu = append(cpu, r.cpu.Seconds())
+			allocated = append(allocated, r.allocated/mib)
 		}
 	}
 	return serverSummary{contender: name, runs: len(slowest), slowest: median(slowest), idleMiB: median(idle),
-		peakOverMiB: median(over), cpu: median(cpu)}
+		peakOverMiB: median(over), cpu: median(cpu), allocatedMiB: median(allocated)}
 }
 
 func serverTable(runs []serverRun, clients int) *table {
 	t := &table{header: []string{"contender", "clients", "runs", "slowest client's time to synced s",
-		"apiserver idle RSS MiB", "apiserver peak RSS over idle MiB", "apiserver CPU s"}}
+		"apiserver idle RSS MiB", "apiserver peak RSS over idle MiB", "apiserver CPU s", "apiserver allocated MiB"}}
 	for _, name := range []string{ours, oursWarm, clientGoWatch, clientGoList} {
 		if s := summarizeServer(runs, name); s.runs > 0 {
-			t.add(name, fmt.Sprint(clients), fmt.Sprint(s.runs), num(s.slowest, 3), num(s.idleMiB, 1), num(s.peakOverMiB, 1), num(s.cpu, 2))
+			t.add(name, fmt.Sprint(clients), fmt.Sprint(s.runs), num(s.slowest, 3), num(s.idleMiB, 1), num(s.peakOverMiB, 1), num(s.cpu, 2),
+				num(s.allocatedMiB, 0))
 		}
 	}
 	return t
@@ -225,7 +237,9 @@ func serverComparisons(runs []serverRun) []comparison {
 		{key: "server_cpu_vs_clientgo_watchlist", what: "ours apiserver CPU / client-go-watchlist", value: ratio(o.cpu, w.cpu), target: 1.1},
 		{what: "ours apiserver CPU / client-go-list", value: ratio(o.cpu, l.cpu), target: nan},
 		{what: "ours slowest client's time to synced / client-go-watchlist", value: ratio(o.slowest, w.slowest), target: nan},
+		{what: "ours apiserver allocated / client-go-watchlist", value: ratio(o.allocatedMiB, w.allocatedMiB), target: nan},
 		{what: "ours-warm apiserver CPU / ours", value: ratio(ow.cpu, o.cpu), target: 0.25},
+		{what: "ours-warm apiserver allocated / ours", value: ratio(ow.allocatedMiB, o.allocatedMiB), target: nan},
 		{what: "ours-warm apiserver CPU / client-go-watchlist", value: ratio(ow.cpu, w.cpu), target: 0.25},
 		{what: "ours-warm apiserver peak RSS over idle / client-go-watchlist", value: ratio(ow.peakOverMiB, w.peakOverMiB), target: nan},
 		{what: "ours-warm slowest client's time to synced / ours", value: ratio(ow.slowest, o.slowest), target: nan},
@@ -239,6 +253,6 @@ func reportServerCost(w io.Writer, runs []serverRun, clients int, cs []compariso
 	}
 	fmt.Fprintf(w, "\nServer cost: %d clients of one contender, each its own process and connection, start at once "+
 		"against a kube-apiserver restarted for the row and idle (for ours-warm: after one client of ours saved the snapshot they start from, and the churn); its RSS before they start, its peak RSS (VmHWM, reset through clear_refs) over that until the last one synced, "+
-		"its CPU (utime+stime) meanwhile; medians over the rounds:\n\n%s\n", clients, serverTable(runs, clients))
+		"its CPU (utime+stime) and the bytes it allocated (go_memstats_alloc_bytes_total) meanwhile; medians over the rounds:\n\n%s\n", clients, serverTable(runs, clients))
 	fmt.Fprintf(w, "Server cost ratios:\n\n%s\n", comparisonTable(cs))
 }

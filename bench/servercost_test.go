@@ -8,15 +8,15 @@ import (
 
 func TestServerTable(t *testing.T) {
 	runs := []serverRun{
-		{contender: clientGoList, slowest: 2, idleRSS: 300 * mib, peak: 500 * mib, cpu: 3 * time.Second},
-		{contender: ours, slowest: 1, idleRSS: 300 * mib, peak: 310 * mib, cpu: 1 * time.Second},
-		{contender: ours, slowest: 3, idleRSS: 320 * mib, peak: 350 * mib, cpu: 2 * time.Second},
+		{contender: clientGoList, slowest: 2, idleRSS: 300 * mib, peak: 500 * mib, cpu: 3 * time.Second, allocated: 900 * mib},
+		{contender: ours, slowest: 1, idleRSS: 300 * mib, peak: 310 * mib, cpu: 1 * time.Second, allocated: 100 * mib},
+		{contender: ours, slowest: 3, idleRSS: 320 * mib, peak: 350 * mib, cpu: 2 * time.Second, allocated: 200 * mib},
 	}
 	got := serverTable(runs, 8).String()
 	for _, tc := range []struct{ row, want string }{
 		// medians of two rounds; rows in serverRows' order, a row that did not run left out
-		{ours, "| ours           |       8 |    2 |                             2.000 |                  310.0 |                             20.0 |            1.50 |"},
-		{clientGoList, "| client-go-list |       8 |    1 |                             2.000 |                  300.0 |                            200.0 |            3.00 |"},
+		{ours, "| ours           |       8 |    2 |                             2.000 |                  310.0 |                             20.0 |            1.50 |                     150 |"},
+		{clientGoList, "| client-go-list |       8 |    1 |                             2.000 |                  300.0 |                            200.0 |            3.00 |                     900 |"},
 		{clientGoWatch, ""},
 	} {
 		var line string
