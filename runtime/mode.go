@@ -16,7 +16,7 @@ const (
 	// ModeList: paginated LIST, then WATCH.
 	ModeList
 	// ModeWarm: the state saved by a previous run (WithSnapshot), brought
-	// up to date with a metadata-only LIST and the objects that changed.
+	// up to date with a metadata-only LIST and the changes since.
 	ModeWarm
 )
 

@@ -183,8 +183,10 @@ func WithIndex[T Object](name string, f func(T) []string) Option {
 // WithSnapshot makes restarts warm: the Syncer saves its store to the file
 // at path (written whole and renamed into place, mode 0600) when Run returns
 // and every WithSnapshotInterval while synced, and at its first sync loads
-// it and fetches only what changed since: a metadata-only LIST tells which
-// objects are new, changed or gone. A snapshot that cannot be read, or that
+// it and reads only what changed since: a metadata-only LIST tells which
+// objects are new, changed or gone, and a watch from the snapshot's
+// resourceVersion brings their changes (or, where the server no longer has
+// it, GETs do). A snapshot that cannot be read, or that
 // was saved for another server, resource, namespace, selector or type, is
 // logged and ignored: the sync is cold. Each Syncer needs a path of its own.
 func WithSnapshot(path string) Option { return func(c *config) { c.snapshotPath = path } }
