@@ -56,9 +56,10 @@ const metadataPages = 10
 //     Events older than the stored state are dropped, deletions included.
 //
 // When more than a quarter of the objects changed, a WatchList costs the
-// server less than the catching up: the resync goes on cold. Any other
-// failure also makes the rest of the resync cold; what was restored so far
-// stays, as after a failed WatchList attempt.
+// server less than the catching up: the resync goes on cold. A failed LIST
+// is tried again, warm; any later failure makes the rest of the resync
+// cold, and what was restored so far stays, as after a failed WatchList
+// attempt.
 
 // fetch is one object to GET during a warm start.
 type fetch[T Object] struct {
@@ -108,6 +109,7 @@ func (s *Syncer[T]) warmSync(ctx context.Context, loading <-chan loaded[T]) (res
 	for {
 		page, err := s.src.metadataList(ctx, cont, s.cfg.pageSize*metadataPages, &buf, func(l listed) { items = append(items, l) })
 		if err != nil {
+			s.snap = loading // nothing of it used yet: the next attempt starts warm too
 			return result{op: "list", err: err}, false
 		}
 		if cont == "" && page.remaining >= 0 {
@@ -272,15 +274,13 @@ func (s *Syncer[T]) fetch(ctx context.Context, fetches []*fetch[T], rv string) (
 	return pending, firstErr
 }
 
-// admits tells whether the watch's event of key k at resourceVersion rv is
-// to be applied. While the watch from the snapshot has not passed L, only
-// the state the LIST gave for an object the store lacks is: the events
-// before it lead to that state, and every other event up to L is of an
-// object whose state at L the store has already (unchanged, or gone).
+// admits tells whether the event of key k at resourceVersion rv, up to L,
+// of the watch from the snapshot is to be applied: only the state the LIST
+// gave for an object the store lacks is. The events before it lead to that
+// state, every other event up to L is of an object whose state at L the
+// store has already (unchanged, or gone), and a bookmark up to L tells
+// nothing the LIST did not.
 func (w *warmState[T]) admits(k Key, rv string) bool {
-	if !w.fromSnapshot || compareRV(rv, w.list) > 0 {
-		return true
-	}
 	want, ok := w.pending[k]
 	return ok && want == rv
 }

@@ -591,3 +591,30 @@ func TestWarmStartCatchesAWatchThatSkipsAChange(t *testing.T) {
 		t.Errorf("errors %v, want the server's fault told as internal", r.errs)
 	}
 }
+
+// TestWarmStartSurvivesAFailedList plays a server that fails the first
+// metadata-only LIST (as one restarting or throttling might): the syncer
+// retries, and still starts warm from its snapshot.
+func TestWarmStartSurvivesAFailedList(t *testing.T) {
+	f := newFakeWarm(t, nil)
+	f.list = func(w http.ResponseWriter, r *http.Request, n int) {
+		if n == 1 {
+			status(w, http.StatusInternalServerError, metav1.StatusReasonInternalError, "not now")
+			return
+		}
+		writeMetadataList(w, 10, fakeCM("a", 10), fakeCM("b", 10), fakeCM("c", 10), fakeCM("d", 10))
+	}
+	f.saveSnapshot(t)
+	s, r := f.start(t)
+	if err := s.WaitForSync(ctxTimeout(t, 10*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if s.Mode() != runtime.ModeWarm || s.Store().Len() != 4 {
+		t.Errorf("mode %s with %d objects, want warm with a, b, c and d", s.Mode(), s.Store().Len())
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.errs) != 1 || r.resyncs != 1 || r.syncs != 1 {
+		t.Errorf("errors %v, %d OnResyncStarted, %d OnSync; want the LIST's failure, then one resync", r.errs, r.resyncs, r.syncs)
+	}
+}

@@ -66,15 +66,15 @@ func (s *Syncer[T]) consume(ctx context.Context, w *stream, opened time.Time) re
 func (s *Syncer[T]) apply(typ watch.EventType, obj T) error {
 	rv := obj.GetResourceVersion()
 	if w := s.warm; w != nil && w.fromSnapshot {
-		if typ != watch.Bookmark && !w.admits(KeyOf(obj), rv) {
-			return nil
-		}
-		if w.passes(rv, typ) {
+		switch {
+		case w.passes(rv, typ):
 			if len(w.pending) > 0 {
 				s.rv, s.warm = "", nil // the resync goes on cold
 				return errWarmIncomplete
 			}
 			w.fromSnapshot = false
+		case !w.admits(KeyOf(obj), rv):
+			return nil
 		}
 	}
 	s.rv = rv
