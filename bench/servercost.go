@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -196,6 +197,7 @@ type serverSummary struct {
 	contender                                        string
 	runs                                             int
 	slowest, idleMiB, peakOverMiB, cpu, allocatedMiB float64
+	peakOverMin, peakOverMax                         float64 // the spread of peakOverMiB over the rounds
 }
 
 func summarizeServer(runs []serverRun, name string) serverSummary {
@@ -209,17 +211,21 @@ func summarizeServer(runs []serverRun, name string) serverSummary {
 			allocated = append(allocated, r.allocated/mib)
 		}
 	}
-	return serverSummary{contender: name, runs: len(slowest), slowest: median(slowest), idleMiB: median(idle),
-		peakOverMiB: median(over), cpu: median(cpu), allocatedMiB: median(allocated)}
+	s := serverSummary{contender: name, runs: len(slowest), slowest: median(slowest), idleMiB: median(idle),
+		peakOverMiB: median(over), cpu: median(cpu), allocatedMiB: median(allocated), peakOverMin: math.NaN(), peakOverMax: math.NaN()}
+	if len(over) > 0 {
+		s.peakOverMin, s.peakOverMax = slices.Min(over), slices.Max(over)
+	}
+	return s
 }
 
 func serverTable(runs []serverRun, clients int) *table {
 	t := &table{header: []string{"contender", "clients", "runs", "slowest client's time to synced s",
-		"apiserver idle RSS MiB", "apiserver peak RSS over idle MiB", "apiserver CPU s", "apiserver allocated MiB"}}
+		"apiserver idle RSS MiB", "apiserver peak RSS over idle MiB", "min-max MiB", "apiserver CPU s", "apiserver allocated MiB"}}
 	for _, name := range []string{ours, oursWarm, clientGoWatch, clientGoList} {
 		if s := summarizeServer(runs, name); s.runs > 0 {
-			t.add(name, fmt.Sprint(clients), fmt.Sprint(s.runs), num(s.slowest, 3), num(s.idleMiB, 1), num(s.peakOverMiB, 1), num(s.cpu, 2),
-				num(s.allocatedMiB, 0))
+			t.add(name, fmt.Sprint(clients), fmt.Sprint(s.runs), num(s.slowest, 3), num(s.idleMiB, 1), num(s.peakOverMiB, 1),
+				num(s.peakOverMin, 0)+"-"+num(s.peakOverMax, 0), num(s.cpu, 2), num(s.allocatedMiB, 0))
 		}
 	}
 	return t

@@ -15,8 +15,8 @@ func TestServerTable(t *testing.T) {
 	got := serverTable(runs, 8).String()
 	for _, tc := range []struct{ row, want string }{
 		// medians of two rounds; rows in serverRows' order, a row that did not run left out
-		{ours, "| ours           |       8 |    2 |                             2.000 |                  310.0 |                             20.0 |            1.50 |                     150 |"},
-		{clientGoList, "| client-go-list |       8 |    1 |                             2.000 |                  300.0 |                            200.0 |            3.00 |                     900 |"},
+		{ours, "| ours           |       8 |    2 |                             2.000 |                  310.0 |                             20.0 |       10-30 |            1.50 |                     150 |"},
+		{clientGoList, "| client-go-list |       8 |    1 |                             2.000 |                  300.0 |                            200.0 |     200-200 |            3.00 |                     900 |"},
 		{clientGoWatch, ""},
 	} {
 		var line string
