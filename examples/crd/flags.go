@@ -16,6 +16,7 @@ type options struct {
 	reconcile   bool
 	metricsAddr string
 	syncTimeout time.Duration
+	qps         float64
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -29,6 +30,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.reconcile, "reconcile", false, "run as a controller: set each widget's status.phase from its spec")
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "with --reconcile: serve Prometheus metrics at this address's /metrics (e.g. 127.0.0.1:8080)")
 	fs.DurationVar(&o.syncTimeout, "sync-timeout", time.Minute, "with --reconcile: how long to wait for the initial sync")
+	fs.Float64Var(&o.qps, "qps", -1, "requests per second the client may send, bursts of twice as many; -1: no client-side limit, the server's API Priority and Fairness governs (as controller-runtime does)")
 	if err := fs.Parse(args); err != nil {
 		return o, usageError{err}
 	}

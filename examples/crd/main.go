@@ -42,6 +42,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	cfg.QPS, cfg.Burst = float32(o.qps), max(10, int(2*o.qps))
 	if o.installCRD {
 		if err := crd.Install(ctx, cfg, time.Minute); err != nil {
 			return err
