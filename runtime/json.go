@@ -51,27 +51,43 @@ func (d jsonObjectDecoder) Decode(data []byte, defaults *schema.GroupVersionKind
 // ownKind tells whether data is a JSON object whose apiVersion and kind
 // are, for encoding/json too, exactly the decoder's.
 func (d jsonObjectDecoder) ownKind(data []byte) bool {
-	var apiVersion, kind []byte
-	ok := eachMember(data, func(key, value []byte, esc bool) bool {
-		switch {
-		case esc:
-			return false // no knowing what it unescapes to
-		case string(key) == "apiVersion":
-			if apiVersion != nil {
-				return false
-			}
-			apiVersion = value
-		case string(key) == "kind":
-			if kind != nil {
-				return false
-			}
-			kind = value
-		case bytes.EqualFold(key, []byte("apiVersion")) || bytes.EqualFold(key, []byte("kind")):
+	v, ok := members(data, [2]string{"apiVersion", "kind"})
+	return ok && plainString(v[0], d.apiVersion) && plainString(v[1], d.gvk.Kind)
+}
+
+// members returns the values of the members of the JSON object data named
+// names (nil for one that is missing). ok is false, and data is better left
+// to encoding/json, when data is malformed, a key has escapes (no knowing
+// what it unescapes to), one of names appears twice (encoding/json keeps
+// the last), or a key matches one of names or refuse case-insensitively
+// without being one of names exactly (encoding/json matches keys so).
+func members(data []byte, names [2]string, refuse ...string) (values [2][]byte, ok bool) {
+	ok = eachMember(data, func(key, value []byte, esc bool) bool {
+		if esc {
 			return false
+		}
+		for i, name := range names {
+			if string(key) == name {
+				if values[i] != nil {
+					return false
+				}
+				values[i] = value
+				return true
+			}
+		}
+		for _, name := range names {
+			if bytes.EqualFold(key, []byte(name)) {
+				return false
+			}
+		}
+		for _, name := range refuse {
+			if bytes.EqualFold(key, []byte(name)) {
+				return false
+			}
 		}
 		return true
 	})
-	return ok && plainString(apiVersion, d.apiVersion) && plainString(kind, d.gvk.Kind)
+	return values, ok
 }
 
 // jsonWatchEventDecoder decodes a metav1.WatchEvent frame without copying:
@@ -89,30 +105,11 @@ func (d jsonWatchEventDecoder) Decode(data []byte, defaults *schema.GroupVersion
 	if !ok {
 		return d.Serializer.Decode(data, defaults, into)
 	}
-	var typ, object []byte
-	ok = eachMember(data, func(key, value []byte, esc bool) bool {
-		switch {
-		case esc:
-			return false
-		case string(key) == "type":
-			if typ != nil {
-				return false
-			}
-			typ = value
-		case string(key) == "object":
-			if object != nil {
-				return false
-			}
-			object = value
-		// An apiVersion or kind would make the wrapped serializer decode
-		// the frame as another kind; a near-miss of type or object is
-		// ignored by sigs.k8s.io/json but is too rare to be worth the risk.
-		case bytes.EqualFold(key, []byte("apiVersion")) || bytes.EqualFold(key, []byte("kind")) ||
-			bytes.EqualFold(key, []byte("type")) || bytes.EqualFold(key, []byte("object")):
-			return false
-		}
-		return true
-	})
+	// An apiVersion or kind would make the wrapped serializer decode the
+	// frame as another kind; a near-miss of type or object is ignored by
+	// sigs.k8s.io/json but is too rare to be worth the risk.
+	v, ok := members(data, [2]string{"type", "object"}, "apiVersion", "kind")
+	typ, object := v[0], v[1]
 	if !ok || typ != nil && !isPlainString(typ) {
 		return d.Serializer.Decode(data, defaults, into)
 	}

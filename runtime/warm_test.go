@@ -315,14 +315,7 @@ func newFakeWarm(t *testing.T, later func(send func(string, any), r *http.Reques
 
 // start runs a syncer with the snapshot and a recorder.
 func (f *fakeWarm) start(t *testing.T) (*runtime.Syncer[*corev1.ConfigMap], *recorder) {
-	s, err := runtime.New[*corev1.ConfigMap](f.config(), configMaps, runtime.WithSnapshot(f.path))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := newRecorder()
-	s.AddHandler(r)
-	runSyncer(t, s)
-	return s, r
+	return startSyncer(t, f.config(), runtime.WithSnapshot(f.path))
 }
 
 // saveSnapshot runs a first syncer to its sync and stops it: the snapshot

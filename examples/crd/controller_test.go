@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	shopv1alpha1 "github.com/syncer-gen/syncer-gen/examples/crd/api/shop/v1alpha1"
 	"github.com/syncer-gen/syncer-gen/examples/internal/lines"
 )
 
@@ -85,14 +86,7 @@ func TestController(t *testing.T) {
 	})
 
 	// Take widget 3's owner away: it goes back to Pending.
-	w, err := widgets.Get(ctx, "widget-00003")
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.Spec.Owner = ""
-	if _, err := widgets.Update(ctx, w); err != nil {
-		t.Fatal(err)
-	}
+	updateWidget(ctx, t, widgets, "widget-00003", func(w *shopv1alpha1.Widget) { w.Spec.Owner = "" })
 	eventually(t, time.Minute, func() string {
 		w, err := widgets.Get(ctx, "widget-00003")
 		if err != nil {

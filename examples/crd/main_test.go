@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	shopv1alpha1 "github.com/syncer-gen/syncer-gen/examples/crd/api/shop/v1alpha1"
 	"github.com/syncer-gen/syncer-gen/examples/crd/config/crd"
 	"github.com/syncer-gen/syncer-gen/examples/internal/fixture"
 	"github.com/syncer-gen/syncer-gen/examples/internal/lines"
@@ -47,6 +48,19 @@ func setup(t *testing.T, ns string, n int) (*testbed.Server, string, *fixture.Wi
 		t.Fatal(err)
 	}
 	return srv, kubeconfig, widgets
+}
+
+// updateWidget reads the widget name, changes it and writes it back.
+func updateWidget(ctx context.Context, t *testing.T, widgets *fixture.Widgets, name string, change func(*shopv1alpha1.Widget)) {
+	t.Helper()
+	w, err := widgets.Get(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	change(w)
+	if _, err := widgets.Update(ctx, w); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // want returns the summary line run prints for n widgets of fixture.Widget.

@@ -64,14 +64,7 @@ func TestWidgetSyncer(t *testing.T) {
 	}
 
 	// A live update: widget 0 is red; paint it green.
-	w, err := widgets.Get(ctx, "widget-00000")
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.Spec.Color = "green"
-	if _, err := widgets.Update(ctx, w); err != nil {
-		t.Fatal(err)
-	}
+	updateWidget(ctx, t, widgets, "widget-00000", func(w *shopv1alpha1.Widget) { w.Spec.Color = "green" })
 	select {
 	case u := <-updates:
 		if u[0].Name != "widget-00000" || u[0].Spec.Color != "red" || u[1].Spec.Color != "green" {
@@ -163,14 +156,7 @@ func TestWidgetSyncerRestartsWarm(t *testing.T) {
 		t.Fatalf("first run: mode %s, want watchlist", first.Mode())
 	}
 	stop()
-	w, err := widgets.Get(ctx, "widget-00001")
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.Spec.Color = "violet"
-	if _, err := widgets.Update(ctx, w); err != nil {
-		t.Fatal(err)
-	}
+	updateWidget(ctx, t, widgets, "widget-00001", func(w *shopv1alpha1.Widget) { w.Spec.Color = "violet" })
 	if err := widgets.Delete(ctx, "widget-00002"); err != nil {
 		t.Fatal(err)
 	}
