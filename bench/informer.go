@@ -26,8 +26,8 @@ func typedInformer(newInformer informerFunc) newInformerFunc {
 	}
 }
 
-// runInformer runs client-go's SharedIndexInformer until its handler has
-// seen the initial state (the registration's HasSynced). Whether the
+// runInformer runs client-go's SharedIndexInformer until its handlers have
+// seen the initial state (their registrations' HasSynced). Whether the
 // reflector uses WatchList follows KUBE_FEATURE_WatchListClient, set by the
 // parent. The slow handler, when the contender has one, is a second
 // listener.
@@ -44,8 +44,9 @@ func runInformer[P metav1.Object](ctx context.Context, e *childEnv, newInformer 
 	if err != nil {
 		return syncOutcome{}, err
 	}
+	synced := reg.HasSynced
 	if e.slow != nil {
-		_, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		slow, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 			AddFunc:    func(any) { e.slow.call() },
 			UpdateFunc: func(_, _ any) { e.slow.call() },
 			DeleteFunc: func(any) { e.slow.call() },
@@ -53,9 +54,13 @@ func runInformer[P metav1.Object](ctx context.Context, e *childEnv, newInformer 
 		if err != nil {
 			return syncOutcome{}, err
 		}
+		// As ours' WaitForSync, which waits for every handler: else the
+		// slow handler may still be getting its initial adds when the
+		// steady state starts, and count them as steady calls.
+		synced = func() bool { return reg.HasSynced() && slow.HasSynced() }
 	}
 	go inf.Run(ctx.Done())
-	if err := pollUntil(ctx, e.timeout, reg.HasSynced); err != nil {
+	if err := pollUntil(ctx, e.timeout, synced); err != nil {
 		return syncOutcome{}, err
 	}
 	return syncOutcome{objects: int(added.Load()), keep: inf}, nil
