@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -25,28 +24,6 @@ import (
 // metadataAccept asks for a PartialObjectMetadataList, in protobuf first.
 const metadataAccept = "application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1," +
 	"application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
-
-// listPage is what a page of a LIST tells besides its items.
-type listPage struct {
-	rv, next  string
-	remaining int64 // the items after this page, -1 when the server does not say
-}
-
-// newListPage checks what a page tells: every page of a LIST has the
-// resourceVersion it was read at, which the Syncer goes on from.
-func newListPage(rv, next string, remaining *int64) (listPage, error) {
-	if rv == "" {
-		return listPage{}, errDecode{errors.New("a LIST page without a resourceVersion")}
-	}
-	p := listPage{rv: rv, next: next, remaining: -1}
-	switch {
-	case next == "":
-		p.remaining = 0
-	case remaining != nil:
-		p.remaining = *remaining
-	}
-	return p, nil
-}
 
 // metadataList reads one page of a consistent metadata-only LIST, into buf
 // (a page's bytes; reused from page to page, rather than a new buffer

@@ -46,8 +46,7 @@ func (s *Syncer[T]) watchList(ctx context.Context) (res result, fallback bool) {
 	s.beginResync()
 	estimate, counted := s.src.count(ctx)
 	if counted {
-		s.progress.estimate.Store(estimate)
-		s.cache.store.reserve(estimate)
+		s.expect(estimate)
 	}
 	w, err := s.src.watchList(ctx)
 	if err != nil {
@@ -193,8 +192,7 @@ func (s *Syncer[T]) listSync(ctx context.Context) error {
 			return err
 		}
 		if cont == "" && page.remaining >= 0 {
-			s.progress.estimate.Store(n + page.remaining)
-			s.cache.store.reserve(n + page.remaining)
+			s.expect(n + page.remaining)
 		}
 		rv, cont = page.rv, page.next
 		if cont == "" {
@@ -204,6 +202,14 @@ func (s *Syncer[T]) listSync(ctx context.Context) error {
 	s.rv = rv
 	s.synced(ModeList, int(n), started)
 	return nil
+}
+
+// expect notes the number of objects the server says a resync will bring:
+// for the progress, and so that a first sync's store is made that large at
+// once.
+func (s *Syncer[T]) expect(n int64) {
+	s.progress.estimate.Store(n)
+	s.cache.store.reserve(n)
 }
 
 func (s *Syncer[T]) synced(mode Mode, n int, started time.Time) {

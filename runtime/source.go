@@ -3,6 +3,7 @@ package runtime
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -201,6 +202,28 @@ func (s *source[T]) count(ctx context.Context) (n int64, ok bool) {
 		return items + *r, true
 	}
 	return 0, false
+}
+
+// listPage is what a page of a LIST tells besides its items.
+type listPage struct {
+	rv, next  string
+	remaining int64 // the items after this page, -1 when the server does not say
+}
+
+// newListPage checks what a page tells: every page of a LIST has the
+// resourceVersion it was read at, which the Syncer goes on from.
+func newListPage(rv, next string, remaining *int64) (listPage, error) {
+	if rv == "" {
+		return listPage{}, errDecode{errors.New("a LIST page without a resourceVersion")}
+	}
+	p := listPage{rv: rv, next: next, remaining: -1}
+	switch {
+	case next == "":
+		p.remaining = 0
+	case remaining != nil:
+		p.remaining = *remaining
+	}
+	return p, nil
 }
 
 // list reads one page of a consistent LIST (limit 0: the whole LIST) and

@@ -114,7 +114,7 @@ func (s *Syncer[T]) warmSync(ctx context.Context, loading <-chan loaded[T]) (res
 		}
 		if cont == "" && page.remaining >= 0 {
 			n := int64(len(items)) + page.remaining
-			s.progress.estimate.Store(n)
+			s.expect(n)
 			if room := int(min(n, maxReserve)) - len(items); room > 0 { // the server's count, bounded as the store's
 				items = slices.Grow(items, room)
 			}
@@ -133,7 +133,6 @@ func (s *Syncer[T]) warmSync(ctx context.Context, loading <-chan loaded[T]) (res
 	if snap.objs == nil { // not usable: logged
 		return result{}, true
 	}
-	s.cache.store.reserve(int64(len(items)))
 	w := &warmState[T]{list: rv, pending: map[Key]string{}, started: started}
 	kept, gone := 0, 0
 	for _, m := range items {
