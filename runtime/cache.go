@@ -27,6 +27,13 @@ type cache[T Object] struct {
 	stopOnce   sync.Once
 	transforms []func(any) any
 	cfg        *config
+
+	// owed holds objects of a snapshot that handlers were told of by the
+	// previous run and the store does not hold (yet): a warm start's
+	// changed objects, until their new state is stored, or all of them
+	// when the start goes cold. Each is told gone (OnDelete, inferred)
+	// unless an object of the same UID is stored before the resync ends.
+	owed map[Key]T
 }
 
 func newCache[T Object](c *config) *cache[T] {
@@ -142,12 +149,18 @@ func (c *cache[T]) put(obj T, rv string) {
 	k := KeyOf(obj)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.rv = rv
+	c.advance(rv)
 	old, ok := c.store.get(k)
 	if ok {
 		if cmp := compareRV(old.obj.GetResourceVersion(), rv); cmp >= 0 {
 			c.store.mark(k, c.epoch)
 			return
+		}
+	}
+	if o, owed := c.owed[k]; owed {
+		delete(c.owed, k)
+		if o.GetUID() != obj.GetUID() { // the previous run's object is gone, and a new one has its name
+			c.notify(k, o, true, o, true, DeletionInferred)
 		}
 	}
 	n := c.store.put(k, obj, c.epoch)
@@ -164,27 +177,48 @@ func (c *cache[T]) delete(obj T) {
 	k := KeyOf(obj)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.rv = rv
+	c.advance(rv)
 	if cur, ok := c.store.get(k); ok && compareRV(cur.obj.GetResourceVersion(), rv) > 0 {
 		return
 	}
 	old, ok, n := c.store.remove(k)
 	if !ok {
+		if o, owed := c.owed[k]; owed {
+			delete(c.owed, k)
+			how := DeletionInferred
+			if o.GetUID() == obj.GetUID() {
+				how = DeletionObserved // the final state of the object handlers hold
+			} else {
+				obj = o
+			}
+			c.notify(k, o, true, obj, true, how)
+		}
 		return
 	}
 	c.notify(k, old, true, obj, true, DeletionObserved)
 	c.cfg.metrics.ObjectsStored(n)
 }
 
-// vanished tells handlers that obj, an object of a snapshot that is not in
-// the store, is gone: OnDelete(obj, DeletionInferred), though this process
-// never delivered it, since its previous run did.
-func (c *cache[T]) vanished(obj T) {
-	k := KeyOf(obj)
+// owe notes obj, an object of a snapshot that handlers were told of by the
+// previous run, as not in the store: see cache.owed.
+func (c *cache[T]) owe(obj T) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.store.get(k); !ok {
-		c.notify(k, obj, true, obj, true, DeletionInferred)
+	if c.owed == nil {
+		c.owed = map[Key]T{}
+	}
+	c.owed[KeyOf(obj)] = obj
+}
+
+// vanished tells handlers that the object owed under k is gone:
+// OnDelete(obj, DeletionInferred), though this process never delivered it,
+// since its previous run did.
+func (c *cache[T]) vanished(k Key) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if o, ok := c.owed[k]; ok {
+		delete(c.owed, k)
+		c.notify(k, o, true, o, true, DeletionInferred)
 	}
 }
 
@@ -192,7 +226,17 @@ func (c *cache[T]) vanished(obj T) {
 func (c *cache[T]) at(rv string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.rv = rv
+	c.advance(rv)
+}
+
+// advance records that the store is at rv, unless rv is older than the
+// resourceVersion recorded: an event older than the stored state, dropped
+// during a warm start, must not make a later snapshot name a version
+// older than its contents. c.mu is held.
+func (c *cache[T]) advance(rv string) {
+	if c.rv == "" || compareRV(rv, c.rv) > 0 || !integerRV(rv) || !integerRV(c.rv) {
+		c.rv = rv
+	}
 }
 
 // snapshot returns the stored objects and the resourceVersion they are the
@@ -219,6 +263,10 @@ func (c *cache[T]) finishResync(rv string) {
 	for _, o := range gone {
 		c.notify(KeyOf(o), o, true, o, true, DeletionInferred)
 	}
+	for k, o := range c.owed { // not stored again: gone from the server
+		c.notify(k, o, true, o, true, DeletionInferred)
+	}
+	c.owed = nil
 	c.cfg.metrics.ObjectsStored(n)
 	c.inResync = false
 	if !c.synced.Swap(true) {
@@ -294,4 +342,11 @@ func compareRV(a, b string) int {
 		return 1
 	}
 	return 0
+}
+
+// integerRV tells whether rv is an integer, as every etcd-backed server's
+// resourceVersions are: only those are ordered (see compareRV).
+func integerRV(rv string) bool {
+	_, err := strconv.ParseUint(rv, 10, 64)
+	return err == nil
 }

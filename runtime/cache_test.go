@@ -206,3 +206,24 @@ func TestModeMemory(t *testing.T) {
 func watchErrorEvent(code int32, reason metav1.StatusReason) watch.Event {
 	return watch.Event{Type: watch.Error, Object: &metav1.Status{Code: code, Reason: reason, Status: metav1.StatusFailure}}
 }
+
+// TestRecordedVersionNeverGoesBack applies, as a warm start does to an
+// object fetched ahead of its watch, events older than the stored state:
+// they are dropped, and must not take the resourceVersion recorded for the
+// store back, or a snapshot saved later would name a version older than
+// its contents.
+func TestRecordedVersionNeverGoesBack(t *testing.T) {
+	_, d := NewDriver[*corev1.ConfigMap](Resource{})
+	c := d.s.cache
+	c.upsert(cm("a", "105"))
+	c.upsert(cm("a", "103"))
+	c.delete(cm("a", "104"))
+	c.at("102")
+	if got, ok := c.store.Get("ns", "a"); !ok || got.ResourceVersion != "105" || c.rv != "105" {
+		t.Fatalf("store a@%v at %s, want a@105 at 105", got, c.rv)
+	}
+	c.upsert(cm("b", "107"))
+	if c.rv != "107" {
+		t.Errorf("at %s after b@107, want 107", c.rv)
+	}
+}

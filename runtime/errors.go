@@ -25,7 +25,7 @@ const (
 	KindThrottled              // 429: too many requests
 	KindExpired                // 410: the resourceVersion was compacted; a full resync follows
 	KindTimeout                // a request or the server timed out
-	KindInvalid                // 422: the server rejected the request
+	KindInvalid                // 400, 406, 415, 422: the server rejected the request
 	KindUnavailable            // connection refused or reset, 503, the stream closed early
 	KindInternal               // 5xx other than 503
 	KindDecode                 // an event or page could not be decoded
@@ -115,9 +115,10 @@ func Classify(err error) ErrorKind {
 		return KindNotFound
 	case apierrors.IsTooManyRequests(err):
 		return KindThrottled
-	case apierrors.IsInvalid(err), apierrors.IsBadRequest(err):
+	case apierrors.IsInvalid(err), apierrors.IsBadRequest(err), apierrors.IsNotAcceptable(err), apierrors.IsUnsupportedMediaType(err):
 		return KindInvalid
-	case apierrors.IsTimeout(err), apierrors.IsServerTimeout(err), errors.Is(err, context.DeadlineExceeded), utilnet.IsTimeout(err):
+	case apierrors.IsTimeout(err), apierrors.IsServerTimeout(err), errors.Is(err, context.DeadlineExceeded), utilnet.IsTimeout(err),
+		errors.Is(err, errWarmStalled):
 		return KindTimeout
 	case apierrors.IsServiceUnavailable(err), errors.Is(err, errClosedEarly), errors.Is(err, errStreamCut), utilnet.IsConnectionRefused(err),
 		utilnet.IsConnectionReset(err), utilnet.IsProbableEOF(err):

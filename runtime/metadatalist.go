@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
@@ -27,8 +28,9 @@ const metadataAccept = "application/vnd.kubernetes.protobuf;as=PartialObjectMeta
 
 // metadataList reads one page of a consistent metadata-only LIST, into buf
 // (a page's bytes; reused from page to page, rather than a new buffer
-// grown by doubling for each), and calls each with every item.
-func (s *source[T]) metadataList(ctx context.Context, cont string, limit int64, buf *bytes.Buffer, each func(listed)) (listPage, error) {
+// grown by doubling for each), and calls each with every item. A page of
+// more than maxBytes is errPageTooLarge.
+func (s *source[T]) metadataList(ctx context.Context, cont string, limit int64, maxBytes int64, buf *bytes.Buffer, each func(listed)) (listPage, error) {
 	opts := s.listOptions()
 	opts.Limit = limit
 	opts.Continue = cont
@@ -38,8 +40,11 @@ func (s *source[T]) metadataList(ctx context.Context, cont string, limit int64, 
 	}
 	defer stream.Close()
 	buf.Reset()
-	if _, err := buf.ReadFrom(stream); err != nil {
+	if _, err := buf.ReadFrom(io.LimitReader(stream, maxBytes+1)); err != nil {
 		return listPage{}, err
+	}
+	if int64(buf.Len()) > maxBytes {
+		return listPage{}, errPageTooLarge
 	}
 	body := buf.Bytes()
 	if msg, ok := bytes.CutPrefix(body, protobufMagic); ok {
@@ -50,7 +55,7 @@ func (s *source[T]) metadataList(ctx context.Context, cont string, limit int64, 
 		return listPage{}, errDecode{fmt.Errorf("metadata-only LIST: %w", err)}
 	}
 	if l.Kind != "PartialObjectMetadataList" {
-		return listPage{}, errDecode{fmt.Errorf("metadata-only LIST answered with kind %q", l.Kind)}
+		return listPage{}, errDecode{fmt.Errorf("%w: a metadata-only LIST answered with kind %q", errNoMetadataList, l.Kind)}
 	}
 	for i := range l.Items {
 		m := &l.Items[i]
@@ -72,7 +77,7 @@ func readMetadataList(unknown []byte, each func(listed)) (listPage, error) {
 		return malformed("envelope")
 	}
 	if _, kind, ok := typeMetaFields(typeMeta); !ok || string(kind) != "PartialObjectMetadataList" {
-		return listPage{}, errDecode{fmt.Errorf("metadata-only LIST answered with kind %q", kind)}
+		return listPage{}, errDecode{fmt.Errorf("%w: a metadata-only LIST answered with kind %q", errNoMetadataList, kind)}
 	}
 	var rv, next string
 	var remaining *int64

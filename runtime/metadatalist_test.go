@@ -2,9 +2,16 @@ package runtime
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/rest"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
@@ -133,4 +140,32 @@ func FuzzReadMetadataList(f *testing.F) {
 			t.Errorf("lean: %v %+v\nplain: %v %+v", got, page, want, wantPage)
 		}
 	})
+}
+
+// TestMetadataPageIsBounded serves a metadata-only LIST page larger than
+// the bound the reader is given: it must stop reading and say so, not
+// hold the whole page.
+func TestMetadataPageIsBounded(t *testing.T) {
+	page := metadataPage(t, 50, "", nil)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/vnd.kubernetes.protobuf")
+		_, _ = w.Write(page)
+	}))
+	defer srv.Close()
+	s, err := New[*corev1.ConfigMap](&rest.Config{Host: srv.URL, QPS: -1},
+		Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true, NewList: func() kruntime.Object { return &corev1.ConfigMapList{} }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	n := 0
+	if _, err := s.src.metadataList(context.Background(), "", 50, int64(len(page)-1), &buf, func(listed) { n++ }); !errors.Is(err, errPageTooLarge) || n > 0 {
+		t.Fatalf("a page of %d bytes read under a bound of %d: %v, %d items; want errPageTooLarge and none", len(page), len(page)-1, err, n)
+	}
+	if buf.Cap() > 2*len(page) {
+		t.Errorf("buffer grew to %d bytes for a bound of %d", buf.Cap(), len(page)-1)
+	}
+	if _, err := s.src.metadataList(context.Background(), "", 50, int64(len(page)), &buf, func(listed) { n++ }); err != nil || n != 50 {
+		t.Fatalf("a page of %d bytes read under a bound of as many: %v, %d items; want 50", len(page), err, n)
+	}
 }

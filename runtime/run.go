@@ -125,21 +125,24 @@ func (s *Syncer[T]) settle(r *retry, res result) time.Duration {
 }
 
 // cycle runs one connection: a full sync when one is due, then a watch
-// until it ends.
+// until it ends. A warm start that cannot go on warm goes on cold at once,
+// in the same resync.
 func (s *Syncer[T]) cycle(ctx context.Context) result {
-	if s.rv != "" {
-		if s.warm != nil {
-			return s.warmWatch(ctx)
+	switch {
+	case s.rv != "" && s.warm != nil:
+		if res, cold := s.warmWatch(ctx); !cold {
+			return res
 		}
+	case s.rv != "":
 		return s.watchFrom(ctx)
-	}
-	s.warm = nil // a warm start that lost its watch: the resync goes on cold
-	if snap := s.snap; snap != nil {
+	case s.snap != nil:
+		snap := s.snap
 		s.snap = nil // one attempt
 		if res, cold := s.warmSync(ctx, snap); !cold {
 			return res
 		}
 	}
+	s.rv, s.warm = "", nil // a warm start that lost its watch, or went cold
 	if s.cfg.watchList && modes.choose(s.src.key, time.Now()) == ModeWatchList {
 		if res, fallback := s.watchList(ctx); !fallback {
 			return res

@@ -10,8 +10,10 @@ import (
 	"reflect"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
@@ -254,12 +256,46 @@ func (s *source[T]) list(ctx context.Context, cont string, limit int64, each fun
 	return newListPage(lm.GetResourceVersion(), lm.GetContinue(), lm.GetRemainingItemCount())
 }
 
-// get reads one object, in a state not older than resourceVersion rv.
-func (s *source[T]) get(ctx context.Context, k Key, rv string) (T, error) {
+// fetch reads the object of key k, in a state not older than resourceVersion
+// rv, when it is in the Syncer's selection; a NotFound error when it is
+// not there, or not selected. A GET by name ignores selectors: with a
+// label or field selector, it is a LIST of that name with the selectors,
+// which the server reads as one key.
+func (s *source[T]) fetch(ctx context.Context, k Key, rv string) (T, error) {
 	obj := reflect.New(s.elemType).Interface().(T)
-	err := s.client.Get().NamespaceIfScoped(k.Namespace, s.res.Namespaced).Resource(s.res.Resource).Name(k.Name).
-		VersionedParams(&metav1.GetOptions{ResourceVersion: rv}, metav1.ParameterCodec).Do(ctx).Into(obj)
-	return obj, err
+	req := s.client.Get().NamespaceIfScoped(k.Namespace, s.res.Namespaced).Resource(s.res.Resource)
+	if s.cfg.labelSelector == "" && s.cfg.fieldSelector == "" {
+		err := req.Name(k.Name).VersionedParams(&metav1.GetOptions{ResourceVersion: rv}, metav1.ParameterCodec).Do(ctx).Into(obj)
+		return obj, err
+	}
+	opts := s.listOptions()
+	opts.FieldSelector = fields.OneTermEqualSelector("metadata.name", k.Name).String()
+	if s.cfg.fieldSelector != "" {
+		opts.FieldSelector += "," + s.cfg.fieldSelector
+	}
+	opts.ResourceVersion = rv
+	opts.ResourceVersionMatch = metav1.ResourceVersionMatchNotOlderThan
+	page := s.res.NewList()
+	if err := req.VersionedParams(&opts, metav1.ParameterCodec).Do(ctx).Into(page); err != nil {
+		return obj, err
+	}
+	found := false
+	err := meta.EachListItem(page, func(o kruntime.Object) error {
+		item, ok := o.(T)
+		if !ok || found || KeyOf(item) != k {
+			return fmt.Errorf("a LIST of the one object %s answered with a %T or more", k, o)
+		}
+		reflect.ValueOf(obj).Elem().Set(reflect.ValueOf(item).Elem())
+		found = true
+		return nil
+	})
+	switch {
+	case err != nil:
+		return obj, errDecode{err}
+	case !found:
+		return obj, apierrors.NewNotFound(schema.GroupResource{Group: s.res.Group, Resource: s.res.Resource}, k.Name)
+	}
+	return obj, nil
 }
 
 // watchTimeout returns the configured watch timeout, jittered up to twice

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -55,20 +57,30 @@ const metadataPages = 10
 //     object, the store is the state at the last event applied: OnSync.
 //     Events older than the stored state are dropped, deletions included.
 //
-// When more than a quarter of the objects changed, a WatchList costs the
-// server less than the catching up: the resync goes on cold. A failed LIST
-// is tried again, warm; any later failure makes the rest of the resync
-// cold, and what was restored so far stays, as after a failed WatchList
-// attempt.
+// A warm start that cannot go on warm goes on cold in the same resync:
+// the objects restored so far stay (a cold sync marks them seen, handlers
+// are not told of them twice) and the snapshot objects not restored are
+// owed (cache.owed): each is told gone at the end of the resync unless the
+// cold sync stores an object of its UID. It goes cold where the server
+// does not serve the metadata-only LIST (406, or a plain list for an
+// answer), where its resourceVersions are not integers (nothing but
+// equality can be known of them, and catching up needs their order), and
+// where fetching what changed would cost the server more than a WatchList
+// (fetchCostsMore). A failed LIST is tried again, warm; a failure after it
+// makes the rest of the resync cold.
 
-// fetch is one object to GET during a warm start.
-type fetch[T Object] struct {
-	key    Key
-	old    T // in the snapshot, under the UID the LIST gave, if hadOld
-	hadOld bool
-	got    T
-	err    error
-}
+// getCost is what one GET costs the server, in objects of a WatchList:
+// kube-apiserver's CPU for n GETs of single objects against that of one
+// WatchList of m such objects, measured on v1.37.2 (see warm_cost_test.go).
+const getCost = 12
+
+// fetchCostsMore tells whether fetching n objects one by one costs the
+// server more than a WatchList of all the objects would.
+func fetchCostsMore(n, objects int) bool { return n > fetchers && n*getCost > objects }
+
+// maxMetadataPage bounds the bytes of one page of the metadata-only LIST
+// that are read into memory; a larger page is asked for again, smaller.
+const maxMetadataPage = 32 << 20
 
 // listed is an object of the metadata-only LIST.
 type listed struct {
@@ -84,9 +96,6 @@ type warmState[T Object] struct {
 	// the watch must still deliver: a state at least as new as the
 	// resourceVersion given, or, for "", a deletion.
 	pending map[Key]string
-	// fetches are what the GETs would read if the watch from the
-	// snapshot's resourceVersion cannot be had.
-	fetches []*fetch[T]
 	// fromSnapshot: the watch runs from the snapshot's resourceVersion and
 	// has not yet passed L, so events up to L are filtered (see admits).
 	fromSnapshot bool
@@ -95,34 +104,37 @@ type warmState[T Object] struct {
 	started      time.Time
 }
 
-// errWarmIncomplete: the server broke the watch's ordering promise.
-var errWarmIncomplete = errors.New("warm start: the watch from the snapshot's resourceVersion passed the LIST's without delivering every change up to it")
+var (
+	// errWarmIncomplete: the server broke the watch's ordering promise.
+	errWarmIncomplete = errors.New("warm start: the watch from the snapshot's resourceVersion passed the LIST's without delivering every change up to it")
+	// errWarmStalled: the watch of a warm start went silent before it
+	// delivered every state the store lacks (a proxy that drops bookmarks
+	// in front of a quiet resource, say).
+	errWarmStalled = errors.New("warm start: the watch went silent before the store caught up")
+	// errNoMetadataList: the server answered the metadata-only LIST with
+	// something else (an aggregated server that ignores the Accept
+	// parameters, say).
+	errNoMetadataList = errors.New("the server does not serve metadata-only LISTs")
+	// errPageTooLarge: a page of the metadata-only LIST is over maxMetadataPage.
+	errPageTooLarge = fmt.Errorf("a metadata-only LIST page over %d MiB", maxMetadataPage>>20)
+)
+
+// metadataRefused tells whether err means that the server will not serve
+// the metadata-only LIST: asking again is no use.
+func metadataRefused(err error) bool {
+	return apierrors.IsNotAcceptable(err) || apierrors.IsUnsupportedMediaType(err) || errors.Is(err, errNoMetadataList)
+}
 
 // warmSync runs a warm start from the snapshot loading into snap. cold is
 // true when the resync is to go on with a cold sync in this cycle.
 func (s *Syncer[T]) warmSync(ctx context.Context, loading <-chan loaded[T]) (res result, cold bool) {
 	started := time.Now()
 	s.beginResync()
-	var items []listed
-	var rv, cont string
-	var buf bytes.Buffer
-	for {
-		page, err := s.src.metadataList(ctx, cont, s.cfg.pageSize*metadataPages, &buf, func(l listed) { items = append(items, l) })
-		if err != nil {
-			s.snap = loading // nothing of it used yet: the next attempt starts warm too
-			return result{op: "list", err: err}, false
-		}
-		if cont == "" && page.remaining >= 0 {
-			n := int64(len(items)) + page.remaining
-			s.expect(n)
-			if room := int(min(n, maxReserve)) - len(items); room > 0 { // the server's count, bounded as the store's
-				items = slices.Grow(items, room)
-			}
-		}
-		rv, cont = page.rv, page.next
-		if cont == "" {
-			break
-		}
+	log := s.cfg.logger.WithValues("resource", s.res.String())
+	items, rv, err := s.listMetadata(ctx)
+	if err != nil && !metadataRefused(err) {
+		s.snap = loading // nothing of it used yet: the next attempt starts warm too
+		return result{op: "list", err: err}, false
 	}
 	var snap loaded[T]
 	select {
@@ -131,6 +143,13 @@ func (s *Syncer[T]) warmSync(ctx context.Context, loading <-chan loaded[T]) (res
 		return result{op: "list", err: ctx.Err()}, false
 	}
 	if snap.objs == nil { // not usable: logged
+		return result{}, true
+	}
+	if err != nil {
+		log.Info("warm start: the server does not serve the metadata-only LIST; going on cold", "err", err.Error())
+		for _, o := range snap.objs {
+			s.cache.owe(o)
+		}
 		return result{}, true
 	}
 	w := &warmState[T]{list: rv, pending: map[Key]string{}, started: started}
@@ -144,99 +163,150 @@ func (s *Syncer[T]) warmSync(ctx context.Context, loading <-chan loaded[T]) (res
 			s.cache.restore(old)
 			kept++
 			continue
-		case ok && old.GetUID() != m.uid:
-			s.cache.vanished(old)
-			gone++
-			w.fetches = append(w.fetches, &fetch[T]{key: m.key})
-		default:
-			w.fetches = append(w.fetches, &fetch[T]{key: m.key, old: old, hadOld: ok})
+		case ok:
+			s.cache.owe(old)
+			if old.GetUID() != m.uid {
+				s.cache.vanished(m.key)
+				gone++
+			}
 		}
 		w.pending[m.key] = m.rv
 	}
-	for _, o := range snap.objs {
-		s.cache.vanished(o)
+	for k, o := range snap.objs {
+		s.cache.owe(o)
+		s.cache.vanished(k)
 		gone++
 	}
 	s.progress.received.Store(int64(kept))
-	w.objects = kept + len(w.fetches)
+	w.objects = kept + len(w.pending)
 	s.progress.estimate.Store(int64(w.objects))
-	log := s.cfg.logger.WithValues("resource", s.res.String())
-	if len(w.fetches) > w.objects/4 && len(w.fetches) > fetchers {
-		log.Info("warm start: most objects changed; a full sync costs the server less", "unchanged", kept, "changed", len(w.fetches), "gone", gone)
+	changed := len(w.pending)
+	watchable := snap.rv != "" && compareRV(snap.rv, rv) <= 0 // not newer than the LIST (etcd restored from a backup)
+	switch {
+	case !integerRV(rv) || snap.rv != "" && !integerRV(snap.rv):
+		log.Info("warm start: the server's resourceVersions are not integers, so changes cannot be ordered; going on cold",
+			"unchanged", kept, "changed", changed, "gone", gone, "listResourceVersion", rv)
+		return result{}, true
+	case !watchable && fetchCostsMore(changed, w.objects):
+		log.Info("warm start: fetching what changed would cost the server more than a full sync; going on cold",
+			"unchanged", kept, "changed", changed, "gone", gone)
 		return result{}, true
 	}
-	log.V(1).Info("warm start", "unchanged", kept, "changed", len(w.fetches), "gone", gone,
+	log.V(1).Info("warm start", "unchanged", kept, "changed", changed, "gone", gone,
 		"listResourceVersion", rv, "snapshotResourceVersion", snap.rv)
 	s.warm = w
-	// A snapshot newer than the LIST (etcd restored from a backup) or of
-	// unknown resourceVersion cannot be watched from.
-	if snap.rv != "" && compareRV(snap.rv, rv) <= 0 {
+	if watchable {
 		w.fromSnapshot = true
 		s.rv = snap.rv
 		s.warmEvent(nil, "")
-		return s.warmWatch(ctx), false
+		return s.warmWatch(ctx)
 	}
-	return s.warmFetch(ctx), false
-}
-
-// warmWatch watches during a warm start. When the server no longer has the
-// snapshot's resourceVersion before the store caught up, it fetches what
-// the store still lacks instead and watches from the LIST.
-func (s *Syncer[T]) warmWatch(ctx context.Context) result {
-	res := s.watchFrom(ctx)
-	if w := s.warm; w == nil || !w.fromSnapshot || w.synced || res.err == nil || !isExpired(res.err) {
-		return res
-	}
-	s.cfg.logger.V(1).Info("warm start: the server no longer has the snapshot's resourceVersion; fetching what changed",
-		"resource", s.res.String(), "resourceVersion", s.rv, "err", res.err.Error())
 	return s.warmFetch(ctx)
 }
 
-// warmFetch GETs the objects the store lacks in a state not older than the
-// LIST's, then watches from the LIST.
-func (s *Syncer[T]) warmFetch(ctx context.Context) result {
-	w := s.warm
-	todo := w.fetches[:0]
-	for _, f := range w.fetches {
-		if _, ok := w.pending[f.key]; ok {
-			todo = append(todo, f)
+// listMetadata reads every page of the metadata-only LIST and returns
+// their items and resourceVersion.
+func (s *Syncer[T]) listMetadata(ctx context.Context) (items []listed, rv string, err error) {
+	var cont string
+	var buf bytes.Buffer
+	limit := s.cfg.pageSize * metadataPages
+	for {
+		page, err := s.src.metadataList(ctx, cont, limit, maxMetadataPage, &buf, func(l listed) { items = append(items, l) })
+		switch {
+		case errors.Is(err, errPageTooLarge) && limit > 1:
+			limit = max(1, limit/8)
+			continue
+		case err != nil:
+			return nil, "", err
+		}
+		if cont == "" && page.remaining >= 0 {
+			n := int64(len(items)) + page.remaining
+			s.expect(n)
+			if room := int(min(n, maxReserve)) - len(items); room > 0 { // the server's count, bounded as the store's
+				items = slices.Grow(items, room)
+			}
+		}
+		rv, cont = page.rv, page.next
+		if cont == "" {
+			return items, rv, nil
 		}
 	}
-	w.fetches, w.fromSnapshot = nil, false
-	pending, err := s.fetch(ctx, todo, w.list)
+}
+
+// warmWatch watches during a warm start; cold is true when the resync is
+// to go on cold in this cycle. When the server no longer has the
+// snapshot's resourceVersion, or its watch went silent, before the store
+// caught up, it fetches what the store still lacks instead and watches
+// from the LIST.
+func (s *Syncer[T]) warmWatch(ctx context.Context) (res result, cold bool) {
+	res = s.watchFrom(ctx)
+	w := s.warm
+	if w == nil || w.synced || res.err == nil {
+		return res, false
+	}
+	switch {
+	case w.fromSnapshot && (isExpired(res.err) || errors.Is(res.err, errWarmStalled)):
+		s.cfg.logger.V(1).Info("warm start: the watch from the snapshot's resourceVersion cannot bring the store up to date; fetching what changed",
+			"resource", s.res.String(), "resourceVersion", s.rv, "err", res.err.Error())
+		return s.warmFetch(ctx)
+	case errors.Is(res.err, errWarmStalled):
+		s.rv, s.warm = "", nil // the resync goes on cold
+	}
+	return res, false
+}
+
+// warmFetch fetches the objects the store lacks in a state not older than
+// the LIST's, then watches from the LIST; cold is true when the resync is
+// to go on cold in this cycle.
+func (s *Syncer[T]) warmFetch(ctx context.Context) (res result, cold bool) {
+	w := s.warm
+	w.fromSnapshot = false
+	if fetchCostsMore(len(w.pending), w.objects) {
+		s.cfg.logger.Info("warm start: fetching what changed would cost the server more than a full sync; going on cold",
+			"resource", s.res.String(), "changed", len(w.pending), "objects", w.objects)
+		return result{}, true
+	}
+	pending, err := s.fetch(ctx, slices.Collect(maps.Keys(w.pending)), w.list)
 	if err != nil {
 		s.rv, s.warm = "", nil // the resync goes on cold
-		return result{op: "get", err: err}
+		return result{op: "get", err: err}, false
 	}
 	w.pending = pending
 	s.rv = w.list
 	s.warmEvent(nil, "")
-	return s.watchFrom(ctx)
+	return s.watchFrom(ctx), false
 }
 
-// fetch GETs the objects of fetches in a state not older than rv and stores
-// them; it returns, for each whose state is not rv's, the resourceVersion
+// fetch reads the objects of keys in a state not older than rv and stores
+// them. It returns, for each whose state is not rv's, the resourceVersion
 // the watch from rv must reach for it ("" when the watch must deliver its
-// deletion).
-func (s *Syncer[T]) fetch(ctx context.Context, fetches []*fetch[T], rv string) (map[Key]string, error) {
+// deletion, or its leaving the selection). Every result that comes is
+// applied, after an error too: what the cold sync that follows an error
+// does not store again is told gone at its end.
+func (s *Syncer[T]) fetch(ctx context.Context, keys []Key, rv string) (map[Key]string, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	work := make(chan *fetch[T])
-	done := make(chan *fetch[T])
+	type fetched struct {
+		key Key
+		got T
+		err error
+	}
+	work := make(chan Key)
+	done := make(chan fetched)
 	var wg sync.WaitGroup
-	for range min(fetchers, len(fetches)) {
+	for range min(fetchers, len(keys)) {
 		wg.Go(func() {
-			for f := range work {
-				f.got, f.err = s.src.get(ctx, f.key, rv)
-				done <- f
+			for k := range work {
+				got, err := s.src.fetch(ctx, k, rv)
+				done <- fetched{k, got, err}
 			}
 		})
 	}
 	go func() {
 		defer close(work)
-		for _, f := range fetches {
+		for _, k := range keys {
 			select {
-			case work <- f:
+			case work <- k:
 			case <-ctx.Done():
 				return
 			}
@@ -248,19 +318,15 @@ func (s *Syncer[T]) fetch(ctx context.Context, fetches []*fetch[T], rv string) (
 	received := s.progress.received.Load()
 	for f := range done {
 		switch {
-		case firstErr != nil:
 		case apierrors.IsNotFound(f.err):
-			if f.hadOld {
-				s.cache.vanished(f.old)
-			}
+			s.cache.vanished(f.key)
 			pending[f.key] = ""
 		case f.err != nil:
-			firstErr = f.err
-			cancel()
-		default:
-			if f.hadOld && f.got.GetUID() != f.old.GetUID() {
-				s.cache.vanished(f.old) // replaced by another object of that name since
+			if firstErr == nil {
+				firstErr = f.err
+				cancel()
 			}
+		default:
 			s.cfg.metrics.EventReceived(watch.Added)
 			s.cache.upsert(f.got)
 			if compareRV(f.got.GetResourceVersion(), rv) > 0 {

@@ -284,17 +284,22 @@ type fakeWarm struct {
 	*fakeAPI
 	path   string
 	events chan *watchEvent
+	// initial and end are what the first watch sends (a, b, c, d and the
+	// end bookmark at 10 unless a test sets them before saveSnapshot).
+	initial []*corev1.ConfigMap
+	end     *corev1.ConfigMap
 }
 
 func newFakeWarm(t *testing.T, later func(send func(string, any), r *http.Request, n int) (ended bool)) *fakeWarm {
-	f := &fakeWarm{fakeAPI: newFakeAPI(t), path: filepath.Join(t.TempDir(), "snapshot"), events: make(chan *watchEvent)}
+	f := &fakeWarm{fakeAPI: newFakeAPI(t), path: filepath.Join(t.TempDir(), "snapshot"), events: make(chan *watchEvent),
+		initial: []*corev1.ConfigMap{fakeCM("a", 10), fakeCM("b", 10), fakeCM("c", 10), fakeCM("d", 10)}, end: endBookmark(10)}
 	f.watch = func(w http.ResponseWriter, r *http.Request, n int) {
 		send := startWatch(w)
 		if n == 1 {
-			for _, name := range []string{"a", "b", "c", "d"} {
-				send("ADDED", fakeCM(name, 10))
+			for _, o := range f.initial {
+				send("ADDED", o)
 			}
-			send("BOOKMARK", endBookmark(10))
+			send("BOOKMARK", f.end)
 			hold(r)
 			return
 		}
@@ -313,15 +318,15 @@ func newFakeWarm(t *testing.T, later func(send func(string, any), r *http.Reques
 	return f
 }
 
-// start runs a syncer with the snapshot and a recorder.
-func (f *fakeWarm) start(t *testing.T) (*runtime.Syncer[*corev1.ConfigMap], *recorder) {
-	return startSyncer(t, f.config(), runtime.WithSnapshot(f.path))
+// start runs a syncer with the snapshot, opts and a recorder.
+func (f *fakeWarm) start(t *testing.T, opts ...runtime.Option) (*runtime.Syncer[*corev1.ConfigMap], *recorder) {
+	return startSyncer(t, f.config(), append(opts, runtime.WithSnapshot(f.path))...)
 }
 
-// saveSnapshot runs a first syncer to its sync and stops it: the snapshot
-// holds a, b, c and d at 10.
-func (f *fakeWarm) saveSnapshot(t *testing.T) {
-	s, err := runtime.New[*corev1.ConfigMap](f.config(), configMaps, runtime.WithSnapshot(f.path))
+// saveSnapshot runs a first syncer, with opts, to its sync and stops it:
+// the snapshot holds f.initial (a, b, c and d at 10).
+func (f *fakeWarm) saveSnapshot(t *testing.T, opts ...runtime.Option) {
+	s, err := runtime.New[*corev1.ConfigMap](f.config(), configMaps, append(opts, runtime.WithSnapshot(f.path))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -441,13 +446,18 @@ type watchEvent struct {
 
 // writeMetadataList answers a metadata-only LIST at rv with objs.
 func writeMetadataList(w http.ResponseWriter, rv int, objs ...*corev1.ConfigMap) {
+	writeMetadataListAt(w, strconv.Itoa(rv), objs...)
+}
+
+// writeMetadataListAt answers a metadata-only LIST at rv with objs.
+func writeMetadataListAt(w http.ResponseWriter, rv string, objs ...*corev1.ConfigMap) {
 	items := []map[string]any{}
 	for _, o := range objs {
 		items = append(items, map[string]any{"apiVersion": "meta.k8s.io/v1", "kind": "PartialObjectMetadata", "metadata": o.ObjectMeta})
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(map[string]any{"apiVersion": "meta.k8s.io/v1", "kind": "PartialObjectMetadataList",
-		"metadata": map[string]any{"resourceVersion": strconv.Itoa(rv)}, "items": items})
+		"metadata": map[string]any{"resourceVersion": rv}, "items": items})
 }
 
 // TestWarmStartWatchesFromTheSnapshot plays, on a fake server, a warm start

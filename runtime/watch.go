@@ -14,12 +14,31 @@ import (
 // watchFrom watches from the last resourceVersion until the stream ends.
 func (s *Syncer[T]) watchFrom(ctx context.Context) result {
 	opened := time.Now()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	// A warm start catching up must not wait for ever on a silent watch:
+	// here for its first byte (the watch opens with it), in consume for
+	// its next events.
+	var silent *time.Timer
+	if s.catchingUp() {
+		silent = time.AfterFunc(s.cfg.bookmarkTimeout, cancel)
+	}
 	w, err := s.src.watch(ctx, s.rv)
+	if silent != nil && !silent.Stop() {
+		if err == nil {
+			w.stop()
+		}
+		return result{op: "watch", err: errWarmStalled}
+	}
 	if err != nil {
 		return result{op: "watch", err: err}
 	}
 	return s.consume(ctx, w, opened)
 }
+
+// catchingUp tells whether a warm start waits for its watch to bring the
+// store in step.
+func (s *Syncer[T]) catchingUp() bool { return s.warm != nil && !s.warm.synced }
 
 // consume reads live events until the stream ends, advancing the
 // resourceVersion. A stream that ends by itself is a result with no error
@@ -29,11 +48,18 @@ func (s *Syncer[T]) consume(ctx context.Context, w *stream, opened time.Time) re
 	const op = "watch"
 	defer w.stop()
 	live := false
+	var stall *time.Timer // see watchFrom
+	if s.catchingUp() {
+		stall = w.expireAfter(s.cfg.bookmarkTimeout)
+		defer stall.Stop()
+	}
 	for {
 		ev, err := w.next()
 		switch {
 		case ctx.Err() != nil:
 			return result{op: op, err: ctx.Err()}
+		case stall != nil && w.expiredNow():
+			return result{op: op, err: errWarmStalled, received: live}
 		case err == io.EOF:
 			lasted := time.Since(opened)
 			switch {
@@ -57,6 +83,14 @@ func (s *Syncer[T]) consume(ctx context.Context, w *stream, opened time.Time) re
 		live = true
 		if err := s.apply(ev.Type, obj); err != nil {
 			return result{op: op, err: err, received: live, live: live}
+		}
+		if stall != nil {
+			if !s.catchingUp() {
+				stall.Stop()
+				stall = nil
+			} else {
+				stall.Reset(s.cfg.bookmarkTimeout)
+			}
 		}
 	}
 }
