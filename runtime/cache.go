@@ -253,6 +253,14 @@ func (c *cache[T]) snapshot() (objs []T, rv string, ok bool) {
 	return c.store.List(), c.rv, true
 }
 
+// settled tells whether the store is a consistent state of the server:
+// synced, and no resync under way.
+func (c *cache[T]) settled() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.synced.Load() && !c.inResync
+}
+
 // finishResync deletes what the resync did not see, marks the cache synced
 // at resourceVersion rv and queues OnSync.
 func (c *cache[T]) finishResync(rv string) {

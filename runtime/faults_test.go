@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"path/filepath"
 	goruntime "runtime"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -145,7 +146,18 @@ func TestAbsurdCountsAreHarmless(t *testing.T) {
 // no hot loop of full LISTs against the server.
 func TestRepeatedExpiryBacksOff(t *testing.T) {
 	f := newFakeAPI(t)
-	f.list = func(w http.ResponseWriter, r *http.Request, n int) { writeList(w, 10, "", nil, fakeCM("a", 1)) }
+	var mu sync.Mutex
+	var relists []time.Time // LISTs of whole objects; a warm resync's metadata-only LIST is refused
+	f.list = func(w http.ResponseWriter, r *http.Request, n int) {
+		if isMetadataList(r) {
+			status(w, http.StatusNotAcceptable, metav1.StatusReasonNotAcceptable, "no metadata-only LIST here")
+			return
+		}
+		mu.Lock()
+		relists = append(relists, time.Now())
+		mu.Unlock()
+		writeList(w, 10, "", nil, fakeCM("a", 1))
+	}
 	f.watch = func(w http.ResponseWriter, r *http.Request, n int) {
 		status(w, http.StatusGone, metav1.StatusReasonExpired, "too old resource version")
 	}
@@ -155,8 +167,10 @@ func TestRepeatedExpiryBacksOff(t *testing.T) {
 	}
 	// Relists 1 and 2 come at once; then the waits grow: 100ms, 200ms, 400ms
 	// at least (jitter only adds). A hot loop makes them all in milliseconds.
-	eventually(t, 20*time.Second, "five relists", func() bool { l, _ := f.counts(); return l >= 5 })
-	if d := f.between(&f.lists, 2, 5); d < 600*time.Millisecond {
+	eventually(t, 20*time.Second, "five relists", func() bool { mu.Lock(); defer mu.Unlock(); return len(relists) >= 5 })
+	mu.Lock()
+	defer mu.Unlock()
+	if d := relists[4].Sub(relists[1]); d < 600*time.Millisecond {
 		t.Fatalf("relists 2 to 5 within %s after repeated 410s; want a growing backoff (>= 600ms)", d)
 	}
 	rec.snapshot(func(r *recorder) bool {

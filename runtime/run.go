@@ -110,6 +110,7 @@ func (s *Syncer[T]) settle(r *retry, res result) time.Duration {
 	var wait time.Duration
 	if kind == KindExpired {
 		s.rv, s.due = "", ReasonExpired
+		s.fromStore = !s.noMeta && s.cache.settled() // its store is a better snapshot than any file
 		r.expired++
 		if r.expired > 1 {
 			wait = r.backoff.Step()
@@ -139,6 +140,11 @@ func (s *Syncer[T]) cycle(ctx context.Context) result {
 		snap := s.snap
 		s.snap = nil // one attempt
 		if res, cold := s.warmSync(ctx, snap); !cold {
+			return res
+		}
+	case s.fromStore:
+		s.fromStore = false // one attempt
+		if res, cold := s.warmSync(ctx, nil); !cold {
 			return res
 		}
 	}

@@ -25,11 +25,13 @@ type Syncer[T Object] struct {
 	saving sync.Mutex // one snapshot written at a time
 
 	// Owned by the Run goroutine.
-	rv   string           // last resourceVersion seen; "" means a full resync is due
-	due  Reason           // why the next resync is due
-	cuts int              // WatchList streams in a row cut before their end bookmark
-	snap <-chan loaded[T] // the snapshot being loaded for a warm start, until it is used
-	warm *warmState[T]    // a warm start waiting for its watch
+	rv        string           // last resourceVersion seen; "" means a full resync is due
+	due       Reason           // why the next resync is due
+	cuts      int              // WatchList streams in a row cut before their end bookmark
+	snap      <-chan loaded[T] // the snapshot being loaded for a warm start, until it is used
+	fromStore bool             // a 410 on a running Syncer: the next resync starts warm from the store
+	noMeta    bool             // the server refused the metadata-only LIST: no warm resync from the store
+	warm      *warmState[T]    // a warm start waiting for its watch
 }
 
 // New returns a Syncer of T for res, talking to the server of cfg. It

@@ -127,28 +127,41 @@ func metadataRefused(err error) bool {
 	return apierrors.IsNotAcceptable(err) || apierrors.IsUnsupportedMediaType(err) || errors.Is(err, errNoMetadataList)
 }
 
-// warmSync runs a warm start from the snapshot loading into snap. cold is
-// true when the resync is to go on with a cold sync in this cycle.
+// warmSync runs a warm resync: at a start, from the snapshot loading
+// (see loadSnapshot); after a 410 Gone on a running Syncer (loading nil),
+// from its store, whose objects handlers hold already: then the unchanged
+// objects are only marked seen, the changed ones stay until their new
+// state comes (handlers get OnUpdate), and those gone are swept at the
+// end (OnDelete, inferred). The server had no watch from the store's
+// resourceVersion to give (that was the 410), so what changed is fetched.
+// cold is true when the resync is to go on with a cold sync in this cycle.
 func (s *Syncer[T]) warmSync(ctx context.Context, loading <-chan loaded[T]) (res result, cold bool) {
 	started := time.Now()
 	s.beginResync()
 	log := s.cfg.logger.WithValues("resource", s.res.String())
+	live := loading == nil
 	items, rv, err := s.listMetadata(ctx)
 	if err != nil && !metadataRefused(err) {
-		s.snap = loading // nothing of it used yet: the next attempt starts warm too
+		// Nothing used yet: the next attempt is warm too.
+		s.snap, s.fromStore = loading, live
 		return result{op: "list", err: err}, false
 	}
-	var snap loaded[T]
-	select {
-	case snap = <-loading:
-	case <-ctx.Done():
-		return result{op: "list", err: ctx.Err()}, false
-	}
-	if snap.objs == nil { // not usable: logged
-		return result{}, true
+	snap := loaded[T]{}
+	had := func(k Key) (T, bool) { e, ok := s.cache.store.get(k); return e.obj, ok }
+	if !live {
+		select {
+		case snap = <-loading:
+		case <-ctx.Done():
+			return result{op: "list", err: ctx.Err()}, false
+		}
+		if snap.objs == nil { // not usable: logged
+			return result{}, true
+		}
+		had = func(k Key) (T, bool) { o, ok := snap.objs[k]; delete(snap.objs, k); return o, ok }
 	}
 	if err != nil {
-		log.Info("warm start: the server does not serve the metadata-only LIST; going on cold", "err", err.Error())
+		s.noMeta = true
+		log.Info("warm resync: the server does not serve the metadata-only LIST; going on cold", "err", err.Error())
 		for _, o := range snap.objs {
 			s.cache.owe(o)
 		}
@@ -157,15 +170,14 @@ func (s *Syncer[T]) warmSync(ctx context.Context, loading <-chan loaded[T]) (res
 	w := &warmState[T]{list: rv, pending: map[Key]string{}, started: started}
 	kept, gone := 0, 0
 	for _, m := range items {
-		old, ok := snap.objs[m.key]
-		delete(snap.objs, m.key)
+		old, ok := had(m.key)
 		switch {
 		case ok && old.GetUID() == m.uid && old.GetResourceVersion() == m.rv:
 			s.cfg.metrics.EventReceived(watch.Added)
 			s.cache.restore(old)
 			kept++
 			continue
-		case ok:
+		case ok && !live:
 			s.cache.owe(old)
 			if old.GetUID() != m.uid {
 				s.cache.vanished(m.key)
@@ -179,22 +191,25 @@ func (s *Syncer[T]) warmSync(ctx context.Context, loading <-chan loaded[T]) (res
 		s.cache.vanished(k)
 		gone++
 	}
+	if live {
+		gone = s.cache.store.Len() - kept - len(w.pending) // an estimate: swept at the end
+	}
 	s.progress.received.Store(int64(kept))
 	w.objects = kept + len(w.pending)
 	s.progress.estimate.Store(int64(w.objects))
 	changed := len(w.pending)
-	watchable := snap.rv != "" && compareRV(snap.rv, rv) <= 0 // not newer than the LIST (etcd restored from a backup)
+	watchable := !live && snap.rv != "" && compareRV(snap.rv, rv) <= 0 // not newer than the LIST (etcd restored from a backup)
 	switch {
 	case !integerRV(rv) || snap.rv != "" && !integerRV(snap.rv):
-		log.Info("warm start: the server's resourceVersions are not integers, so changes cannot be ordered; going on cold",
+		log.Info("warm resync: the server's resourceVersions are not integers, so changes cannot be ordered; going on cold",
 			"unchanged", kept, "changed", changed, "gone", gone, "listResourceVersion", rv)
 		return result{}, true
 	case !watchable && fetchCostsMore(changed, w.objects):
-		log.Info("warm start: fetching what changed would cost the server more than a full sync; going on cold",
+		log.Info("warm resync: fetching what changed would cost the server more than a full sync; going on cold",
 			"unchanged", kept, "changed", changed, "gone", gone)
 		return result{}, true
 	}
-	log.V(1).Info("warm start", "unchanged", kept, "changed", changed, "gone", gone,
+	log.V(1).Info("warm resync", "fromStore", live, "unchanged", kept, "changed", changed, "gone", gone,
 		"listResourceVersion", rv, "snapshotResourceVersion", snap.rv)
 	s.warm = w
 	if watchable {

@@ -327,3 +327,58 @@ func writeObject(w http.ResponseWriter, obj any) {
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(obj)
 }
+
+// TestResyncFromTheStore plays a 410 Gone on a running syncer's watch: it
+// resyncs from its store, fetching only what the metadata-only LIST shows
+// changed. Handlers must get b's update, e's addition and c and d as
+// inferred deletions between OnResyncStarted and OnSync, and nothing of a,
+// unchanged; and no WatchList is made again.
+func TestResyncFromTheStore(t *testing.T) {
+	f := newFakeAPI(t)
+	f.watch = func(w http.ResponseWriter, r *http.Request, n int) {
+		send := startWatch(w)
+		switch {
+		case n == 1:
+			sendInitial(send, endBookmark(10), fakeCM("a", 10), fakeCM("b", 10), fakeCM("c", 10), fakeCM("d", 10))
+			gone(send, "10") // as a restarted server's watch cache does
+		case isWatchList(r):
+			t.Errorf("WatchList %d: the resync after the 410 must start from the store", n)
+		default:
+			hold(r)
+		}
+	}
+	f.list = func(w http.ResponseWriter, r *http.Request, n int) {
+		switch objectName(r) {
+		case "":
+			writeMetadataList(w, 100, fakeCM("a", 10), fakeCM("b", 60), fakeCM("e", 70))
+		case "b":
+			writeObject(w, fakeCM("b", 60))
+		case "e":
+			writeObject(w, fakeCM("e", 70))
+		default:
+			t.Errorf("unexpected request %s", r.URL)
+			status(w, http.StatusNotFound, metav1.StatusReasonNotFound, "no")
+		}
+	}
+	s, r := startSyncer(t, f.config())
+	eventually(t, 10*time.Second, "the resync from the store", func() bool {
+		return r.snapshot(func(r *recorder) bool { return r.syncs == 2 })
+	})
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	i := slices.Index(r.order, "sync")
+	calls := r.order[i+1:]
+	if len(calls) < 2 || calls[0] != "resync" || calls[len(calls)-1] != "sync" {
+		t.Fatalf("handler calls after the first sync %v: want OnResyncStarted first and OnSync last", calls)
+	}
+	between := slices.Sorted(slices.Values(calls[1 : len(calls)-1]))
+	if want := []string{"add:ns/e", "delete:ns/c", "delete:ns/d", "update:ns/b"}; !slices.Equal(between, want) {
+		t.Errorf("handler calls %v in the resync, want %v", calls, want)
+	}
+	if r.inferred["ns/c"] != 1 || r.inferred["ns/d"] != 1 {
+		t.Errorf("inferred deletions %v, want c and d", r.inferred)
+	}
+	if s.Mode() != runtime.ModeWarm {
+		t.Errorf("mode %s, want warm", s.Mode())
+	}
+}
