@@ -367,6 +367,16 @@ func (w *warmState[T]) admits(k Key, rv string) bool {
 	return ok && want == rv
 }
 
+// stale tells whether an event of key k, on the watch from L after the
+// fetches, is older than what a fetch found: k was gone (a deletion after
+// L), so that only its deletion is to come; the states before it (a pod's
+// deletionTimestamp, say) would bring back an object handlers were told
+// is gone.
+func (w *warmState[T]) stale(k Key, typ watch.EventType) bool {
+	want, ok := w.pending[k]
+	return ok && want == "" && typ != watch.Deleted
+}
+
 // passes tells whether an event at rv shows that the watch delivered every
 // change up to L: an object's event after L, or a bookmark at L or after.
 func (w *warmState[T]) passes(rv string, typ watch.EventType) bool {

@@ -382,3 +382,44 @@ func TestResyncFromTheStore(t *testing.T) {
 		t.Errorf("mode %s, want warm", s.Mode())
 	}
 }
+
+// TestWarmFetchedGoneStaysGone plays an object that the warm start's fetch
+// finds gone, while the watch from the LIST has yet to deliver its last
+// states: a pod's deletion is a MODIFIED (its deletionTimestamp set), then
+// the DELETED. Handlers were told b is gone when the fetch found nothing:
+// the MODIFIED must not bring it back.
+func TestWarmFetchedGoneStaysGone(t *testing.T) {
+	f := newFakeWarm(t, func(send func(string, any), r *http.Request, n int) bool {
+		if r.URL.Query().Get("resourceVersion") == "10" {
+			gone(send, "10")
+			return true
+		}
+		return false
+	})
+	f.list = func(w http.ResponseWriter, r *http.Request, n int) {
+		switch objectName(r) {
+		case "":
+			writeMetadataList(w, 100, fakeCM("a", 10), fakeCM("b", 60))
+		default: // b, deleted at 102
+			status(w, http.StatusNotFound, metav1.StatusReasonNotFound, "gone")
+		}
+	}
+	f.saveSnapshot(t)
+	s, r := f.start(t)
+	eventually(t, 10*time.Second, "b told gone", func() bool {
+		return r.snapshot(func(r *recorder) bool { return r.deletes["ns/b"] == 1 })
+	})
+	// a@101 after b@101: once a@101 is stored, b@101 was applied, or dropped.
+	f.send(&watchEvent{"MODIFIED", fakeCM("b", 101)}, &watchEvent{"MODIFIED", fakeCM("a", 101)})
+	eventually(t, 5*time.Second, "a@101", func() bool { o, ok := s.Store().Get("ns", "a"); return ok && o.ResourceVersion == "101" })
+	if o, ok := s.Store().Get("ns", "b"); ok {
+		t.Errorf("b@%s stored again after the fetch found it gone", o.ResourceVersion)
+	}
+	f.send(&watchEvent{"DELETED", fakeCM("b", 102)})
+	if err := s.WaitForSync(ctxTimeout(t, 10*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if r.snapshot(func(r *recorder) bool { return r.adds["ns/b"] != 0 || r.deletes["ns/b"] != 1 }) {
+		t.Errorf("b added or deleted again after it was told gone: %v", r.order)
+	}
+}

@@ -110,6 +110,9 @@ func (s *Syncer[T]) apply(typ watch.EventType, obj T) error {
 		case !w.admits(KeyOf(obj), rv):
 			return nil
 		}
+	} else if w != nil && w.stale(KeyOf(obj), typ) {
+		s.rv = rv
+		return nil
 	}
 	s.rv = rv
 	switch typ {
