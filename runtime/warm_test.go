@@ -622,10 +622,11 @@ func TestWarmStartSurvivesAFailedList(t *testing.T) {
 	}
 }
 
-// TestRunningSyncerResyncsWarm restarts kube-apiserver (etcd kept) while a
-// synced syncer watches and writes flow: its watch from the last
-// resourceVersion then answers 410 Gone, as the restarted server's watch
-// cache starts after it. The syncer must resync warm from its store (a
+// TestRunningSyncerResyncsWarm cuts a synced syncer off (a proxy that
+// holds its requests) while writes flow, and restarts kube-apiserver (etcd
+// kept) meanwhile: when the syncer comes back, its watch from the last
+// resourceVersion answers 410 Gone, as the restarted server's watch cache
+// starts after it. The syncer must resync warm from its store (a
 // metadata-only LIST and GETs of what changed), not stream every object
 // again; handlers must get only what changed (the checker flags an OnAdd
 // for an object they hold), and the store and the state rebuilt from
@@ -633,28 +634,37 @@ func TestWarmStartSurvivesAFailedList(t *testing.T) {
 func TestRunningSyncerResyncsWarm(t *testing.T) {
 	srv := testbed.Start(t)
 	f := prepare(t, srv, 4000, 512)
+	proxy := testbed.StartProxy(t, srv)
 	reqs := &requestLog{}
-	cfg := srv.Config()
+	cfg := proxy.Config()
 	cfg.Wrap(reqs.wrap)
 	w := testbed.StartWriter(t, srv.Config(), f.ns, testbed.WriterOptions{Rate: writeRate, Population: 200, KeepExisting: true})
 	s, c, stop := startChecked(t, cfg, f.ns, faultOptions...)
 	waitSynced(t, s, c, "", nil)
 	waitLive(t, c)
 	before := reqs.counts()
+	proxy.Pause()
 	fault := time.Now()
+	away := w.Stats()
+	eventually(t, 20*time.Second, "writes while cut off", func() bool { return w.Stats().Writes() > away.Writes()+300 })
 	srv.RestartAPIServer(t)
-	t.Logf("apiserver back %s after the restart began", time.Since(fault).Round(time.Millisecond))
-	f.finish(t, s, c, stop, w, fault, func(testbed.WriterStats) {})
+	proxy.Resume()
+	t.Logf("cut off for %s", time.Since(fault).Round(time.Millisecond))
+	f.finish(t, s, c, stop, w, fault, func(testbed.WriterStats) {
+		if c.errors(runtime.KindExpired) == 0 {
+			t.Errorf("no 410 Gone reported: the fault did not force a resync (%s)", c)
+		}
+	})
 	after := reqs.counts()
-	t.Logf("requests since the restart: %d metadata-only LISTs, %d GETs, %d watches", after.metadataLists-before.metadataLists,
+	t.Logf("requests since the fault: %d metadata-only LISTs, %d GETs, %d watches", after.metadataLists-before.metadataLists,
 		after.gets-before.gets, after.watches-before.watches)
 	if n := after.watchLists + after.lists - before.watchLists - before.lists; n > 0 {
-		t.Errorf("%d WatchList or LIST requests of whole objects after the restart: the store was a better snapshot", n)
+		t.Errorf("%d WatchList or LIST requests of whole objects after the fault: the store was a better snapshot", n)
 	}
-	if after.metadataLists == before.metadataLists {
-		t.Error("no metadata-only LIST after the restart: the watch did not get 410, or the resync was not warm")
+	if after.metadataLists == before.metadataLists || after.gets == before.gets {
+		t.Error("no metadata-only LIST or no GET after the fault: the resync was not warm")
 	}
 	if s.Mode() != runtime.ModeWarm {
-		t.Errorf("mode %s after the restart, want warm", s.Mode())
+		t.Errorf("mode %s after the fault, want warm", s.Mode())
 	}
 }
