@@ -24,6 +24,7 @@ func (m *Metrics) For(resource string) runtime.Metrics {
 		syncObjects:    m.syncObjects.With(l),
 		errors:         m.errors.MustCurryWith(l),
 		mode:           m.mode.MustCurryWith(l),
+		shardMode:      m.shardMode.MustCurryWith(l),
 		relists:        m.relists.MustCurryWith(l),
 		reconnects:     m.reconnects.MustCurryWith(l),
 		objects:        m.objects.With(l),
@@ -57,6 +58,7 @@ type bound struct {
 	handlerWait    prometheus.ObserverVec
 	handlerLatency prometheus.ObserverVec
 	handlerPanics  *prometheus.CounterVec
+	shardMode      *prometheus.GaugeVec
 }
 
 var _ runtime.Metrics = (*bound)(nil)
@@ -90,6 +92,17 @@ func (b *bound) ModeChanged(mode runtime.Mode) {
 			v = 1
 		}
 		b.mode.WithLabelValues(m.String()).Set(v)
+	}
+}
+
+// ShardModeChanged implements runtime.Metrics.
+func (b *bound) ShardModeChanged(mode runtime.ShardMode) {
+	for _, m := range []runtime.ShardMode{runtime.ShardServed, runtime.ShardFiltered} {
+		v := 0.0
+		if m == mode {
+			v = 1
+		}
+		b.shardMode.WithLabelValues(m.String()).Set(v)
 	}
 }
 

@@ -22,6 +22,7 @@ type Metrics struct {
 	handlerWait    *prometheus.HistogramVec
 	handlerLatency *prometheus.HistogramVec
 	handlerPanics  *prometheus.CounterVec
+	shardMode      *prometheus.GaugeVec
 }
 
 // Option configures New.
@@ -73,6 +74,7 @@ func New(reg prometheus.Registerer, opts ...Option) (*Metrics, error) {
 		handlerWait:    histogram("handler_wait_seconds", "Time from an event's arrival to the handler call that delivers it, in seconds.", handlerBuckets, "resource", "handler"),
 		handlerLatency: histogram("handler_latency_seconds", "How long each handler call took, in seconds.", handlerBuckets, "resource", "handler"),
 		handlerPanics:  counter("handler_panics_total", "Handler calls that panicked.", "resource", "handler"),
+		shardMode:      gauge("shard_mode", "For a sharded syncer, 1 for who keeps it to its shard (served: the server, filtered: the syncer), 0 for the other.", "resource", "mode"),
 	}
 	for _, c := range m.collectors() {
 		if err := reg.Register(c); err != nil {
@@ -94,7 +96,7 @@ func MustNew(reg prometheus.Registerer, opts ...Option) *Metrics {
 func (m *Metrics) collectors() []prometheus.Collector {
 	return []prometheus.Collector{
 		m.events, m.syncs, m.syncDuration, m.syncObjects, m.errors, m.mode, m.relists,
-		m.reconnects, m.objects, m.queueDepth, m.handlerWait, m.handlerLatency, m.handlerPanics,
+		m.reconnects, m.objects, m.queueDepth, m.handlerWait, m.handlerLatency, m.handlerPanics, m.shardMode,
 	}
 }
 

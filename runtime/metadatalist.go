@@ -46,7 +46,16 @@ func (s *source[T]) metadataList(ctx context.Context, cont string, limit int64, 
 	if int64(buf.Len()) > maxBytes {
 		return listPage{}, errPageTooLarge
 	}
-	body := buf.Bytes()
+	page, err := decodeMetadataPage(buf.Bytes(), each)
+	if err == nil && s.cfg.shard != nil {
+		s.setShardMode(page.sharded)
+	}
+	return page, err
+}
+
+// decodeMetadataPage reads a page of a metadata-only LIST, in protobuf or
+// JSON, calling each with every item.
+func decodeMetadataPage(body []byte, each func(listed)) (listPage, error) {
 	if msg, ok := bytes.CutPrefix(body, protobufMagic); ok {
 		return readMetadataList(msg, each)
 	}
@@ -61,12 +70,12 @@ func (s *source[T]) metadataList(ctx context.Context, cont string, limit int64, 
 		m := &l.Items[i]
 		each(listed{Key{Namespace: m.Namespace, Name: m.Name}, m.UID, m.ResourceVersion})
 	}
-	return newListPage(l.ResourceVersion, l.Continue, l.RemainingItemCount)
+	return newListPage(l.ResourceVersion, l.Continue, len(l.Items), l.RemainingItemCount, l.ShardInfo)
 }
 
 // readMetadataList reads a PartialObjectMetadataList in a runtime.Unknown
 // envelope (after the protobuf magic): ListMeta = 1 (resourceVersion = 2,
-// continue = 3, remainingItemCount = 4), items = 2, each an ObjectMeta = 1
+// continue = 3, remainingItemCount = 4, shardInfo = 5), items = 2, each an ObjectMeta = 1
 // (name = 1, namespace = 3, uid = 5, resourceVersion = 6).
 func readMetadataList(unknown []byte, each func(listed)) (listPage, error) {
 	malformed := func(what string) (listPage, error) {
@@ -81,6 +90,7 @@ func readMetadataList(unknown []byte, each func(listed)) (listPage, error) {
 	}
 	var rv, next string
 	var remaining *int64
+	var shard *metav1.ShardInfo
 	var items, listMeta [][]byte
 	if !eachField(raw, func(num protowire.Number, b []byte) {
 		switch num {
@@ -101,6 +111,8 @@ func readMetadataList(unknown []byte, each func(listed)) (listPage, error) {
 				next = string(b)
 			case 4:
 				remaining = new(int64(v))
+			case 5:
+				shard = &metav1.ShardInfo{Selector: shardSelectorField(b)}
 			}
 		})
 		if !ok {
@@ -114,7 +126,17 @@ func readMetadataList(unknown []byte, each func(listed)) (listPage, error) {
 		}
 		each(l)
 	}
-	return newListPage(rv, next, remaining)
+	return newListPage(rv, next, len(items), remaining, shard)
+}
+
+// shardSelectorField reads the selector (= 1) of a ShardInfo.
+func shardSelectorField(info []byte) (sel string) {
+	eachValue(info, func(num protowire.Number, _ protowire.Type, b []byte, _ uint64) {
+		if num == 1 {
+			sel = string(b)
+		}
+	})
+	return sel
 }
 
 // readListed reads a PartialObjectMetadata item. Every occurrence of its

@@ -64,7 +64,7 @@ func plainMetadataPage(data []byte) ([]listed, listPage, error) {
 	for _, m := range l.Items {
 		items = append(items, listed{Key{m.Namespace, m.Name}, m.UID, m.ResourceVersion})
 	}
-	page, err := newListPage(l.ResourceVersion, l.Continue, l.RemainingItemCount)
+	page, err := newListPage(l.ResourceVersion, l.Continue, len(l.Items), l.RemainingItemCount, l.ShardInfo)
 	return items, page, err
 }
 

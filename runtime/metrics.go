@@ -36,6 +36,9 @@ type Metrics interface {
 	// HandlerPanicked is called when a handler panicked (the Syncer
 	// recovers, logs the panic and goes on).
 	HandlerPanicked(handler string)
+	// ShardModeChanged is called when a sharded Syncer learns who keeps it
+	// to its shard: the server, or itself (see ShardMode).
+	ShardModeChanged(mode ShardMode)
 }
 
 // Reason tells why a Syncer relisted or reconnected.
@@ -74,6 +77,9 @@ const (
 type NopMetrics struct{}
 
 // EventReceived implements Metrics.
+// ShardModeChanged implements Metrics.
+func (NopMetrics) ShardModeChanged(ShardMode) {}
+
 func (NopMetrics) EventReceived(watch.EventType) {}
 
 // Synced implements Metrics.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-logr/logr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/sharding"
 )
 
 // Option configures a Syncer.
@@ -34,7 +35,10 @@ type config struct {
 	httpClient      *http.Client
 	snapshotPath    string
 	snapshotEvery   time.Duration
-	resource        string // the Resource's String(), for logs
+	shard           sharding.Selector // nil: not sharded
+	shardErr        error             // a WithShard that cannot work
+	shardName       string            // see ShardName
+	resource        string            // the Resource's String(), for logs
 }
 
 func defaultConfig() config {
@@ -84,6 +88,14 @@ func (c *config) validate() error {
 	}
 	if c.metrics == nil {
 		errs = append(errs, errors.New("WithMetrics(nil): use NopMetrics{}"))
+	}
+	switch {
+	case c.shardErr != nil:
+		errs = append(errs, c.shardErr)
+	case c.shard != nil:
+		if err := checkShard(c.shard); err != nil {
+			errs = append(errs, fmt.Errorf("WithShardSelector(%q): %w", c.shard.String(), err))
+		}
 	}
 	return errors.Join(errs...)
 }

@@ -46,7 +46,9 @@ func (s *Syncer[T]) watchList(ctx context.Context) (res result, fallback bool) {
 	s.beginResync()
 	estimate, counted := s.src.count(ctx)
 	if counted {
-		s.expect(estimate)
+		if n, ok := s.src.inShardEstimate(estimate); ok {
+			s.expect(n)
+		}
 	}
 	w, err := s.src.watchList(ctx)
 	if err != nil {
@@ -77,7 +79,7 @@ func (s *Syncer[T]) watchList(ctx context.Context) (res result, fallback bool) {
 			due.Stop()
 		}
 	}()
-	n := int64(0)
+	n, kept := int64(0), int64(0) // initial events, and those of the shard
 	for {
 		ev, err := w.next()
 		switch {
@@ -99,20 +101,29 @@ func (s *Syncer[T]) watchList(ctx context.Context) (res result, fallback bool) {
 		if !ok {
 			return result{op: op, err: unexpectedObject(ev), received: n > 0}, false
 		}
+		foreign := s.foreign(ev.Type, obj)
 		switch ev.Type {
 		case watch.Added:
-			s.cache.upsert(obj)
 			n++
-			s.progress.received.Store(n)
 			if counted && n >= estimate {
 				bookmarkDue()
 			}
-		case watch.Modified:
+			if foreign {
+				continue
+			}
 			s.cache.upsert(obj)
+			kept++
+			s.progress.received.Store(kept)
+		case watch.Modified:
 			bookmarkDue()
+			if !foreign {
+				s.cache.upsert(obj)
+			}
 		case watch.Deleted:
-			s.cache.delete(obj)
 			bookmarkDue()
+			if !foreign {
+				s.cache.delete(obj)
+			}
 		case watch.Bookmark:
 			if obj.GetAnnotations()[metav1.InitialEventsAnnotationKey] != "true" {
 				bookmarkDue()
@@ -127,7 +138,7 @@ func (s *Syncer[T]) watchList(ctx context.Context) (res result, fallback bool) {
 			s.rv = obj.GetResourceVersion()
 			s.cuts = 0
 			modes.accept(s.src.key)
-			s.synced(ModeWatchList, int(n), started)
+			s.synced(ModeWatchList, int(kept), started)
 			res := s.consume(ctx, w, started)
 			res.received = true
 			return res, false
@@ -173,6 +184,9 @@ func (s *Syncer[T]) listSync(ctx context.Context) error {
 	n := int64(0)
 	each := func(obj T) {
 		s.cfg.metrics.EventReceived(watch.Added)
+		if s.foreign(watch.Added, obj) {
+			return
+		}
 		s.cache.upsert(obj)
 		n++
 		s.progress.received.Store(n)
@@ -192,7 +206,9 @@ func (s *Syncer[T]) listSync(ctx context.Context) error {
 			return err
 		}
 		if cont == "" && page.remaining >= 0 {
-			s.expect(n + page.remaining)
+			if est, ok := s.src.inShardEstimate(int64(page.items) + page.remaining); ok {
+				s.expect(est)
+			}
 		}
 		rv, cont = page.rv, page.next
 		if cont == "" {

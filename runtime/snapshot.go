@@ -18,6 +18,7 @@ func (s *Syncer[T]) snapshotHeader() snapshotHeader {
 		Namespace:     s.cfg.namespace,
 		LabelSelector: s.cfg.labelSelector,
 		FieldSelector: s.cfg.fieldSelector,
+		ShardSelector: shardString(s.cfg.shard),
 		Type:          t.PkgPath() + "." + t.Name(),
 		Transforms:    len(s.cfg.transforms),
 		Saved:         time.Now().UTC(),

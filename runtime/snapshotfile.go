@@ -49,9 +49,10 @@ type snapshotHeader struct {
 	Namespace     string `json:"namespace"`
 	LabelSelector string `json:"labelSelector"`
 	FieldSelector string `json:"fieldSelector"`
-	Type          string `json:"type"`       // Go type of the objects
-	Transforms    int    `json:"transforms"` // objects are stored transformed
-	Encoding      string `json:"encoding"`   // "protobuf" or "json"
+	ShardSelector string `json:"shardSelector"` // another shard's snapshot is never used
+	Type          string `json:"type"`          // Go type of the objects
+	Transforms    int    `json:"transforms"`    // objects are stored transformed
+	Encoding      string `json:"encoding"`      // "protobuf" or "json"
 	// ResourceVersion is the one the objects are the server's state at
 	// (or, if not known, ""); a watch from it brings them up to date.
 	ResourceVersion string    `json:"resourceVersion"`

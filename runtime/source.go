@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"reflect"
+	"sync/atomic"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -33,6 +34,7 @@ type source[T Object] struct {
 	key        string // server and resource, for the mode memory
 	server     string // the server's address and API path
 	elemType   reflect.Type
+	shardMode  atomic.Int32 // a ShardMode: who keeps a sharded Syncer to its shard
 }
 
 // protobufType is what the protobuf serializer needs of a type.
@@ -84,7 +86,7 @@ func newSource[T Object](restCfg *rest.Config, res Resource, cfg *config) (*sour
 	if err != nil {
 		return nil, fmt.Errorf("runtime.New: %s: %w", res, err)
 	}
-	return &source[T]{
+	src := &source[T]{
 		server:     restCfg.Host + restCfg.APIPath,
 		client:     client,
 		negotiator: kruntime.NewClientNegotiator(c.NegotiatedSerializer, gv),
@@ -93,15 +95,24 @@ func newSource[T Object](restCfg *rest.Config, res Resource, cfg *config) (*sour
 		cfg:        cfg,
 		key:        restCfg.Host + restCfg.APIPath + "|" + res.String(),
 		elemType:   t.Elem(),
-	}, nil
+	}
+	if cfg.shard != nil {
+		src.shardMode.Store(int32(ShardUnknown))
+		if m, ok := shardModes.Load(src.key); ok { // learnt by another Syncer of this server and resource
+			src.shardMode.Store(int32(m.(ShardMode)))
+		}
+	}
+	return src, nil
 }
 
 func (s *source[T]) request() *rest.Request {
 	return s.client.Get().NamespaceIfScoped(s.cfg.namespace, s.res.Namespaced).Resource(s.res.Resource)
 }
 
+// listOptions returns the Syncer's selection: every request of its
+// resource carries it, the shard selector included.
 func (s *source[T]) listOptions() metav1.ListOptions {
-	return metav1.ListOptions{LabelSelector: s.cfg.labelSelector, FieldSelector: s.cfg.fieldSelector}
+	return metav1.ListOptions{LabelSelector: s.cfg.labelSelector, FieldSelector: s.cfg.fieldSelector, ShardSelector: shardString(s.cfg.shard)}
 }
 
 // watchList opens a WatchList stream: every object as ADDED, then the
@@ -196,6 +207,7 @@ func (s *source[T]) count(ctx context.Context) (n int64, ok bool) {
 	if err != nil {
 		return 0, false
 	}
+	s.noteShard(lm)
 	items := int64(meta.LenList(page))
 	if lm.GetContinue() == "" {
 		return items, true
@@ -209,16 +221,18 @@ func (s *source[T]) count(ctx context.Context) (n int64, ok bool) {
 // listPage is what a page of a LIST tells besides its items.
 type listPage struct {
 	rv, next  string
+	items     int   // the items of this page
 	remaining int64 // the items after this page, -1 when the server does not say
+	sharded   bool  // the server kept the page to the shard selector (metadata.shardInfo)
 }
 
 // newListPage checks what a page tells: every page of a LIST has the
 // resourceVersion it was read at, which the Syncer goes on from.
-func newListPage(rv, next string, remaining *int64) (listPage, error) {
+func newListPage(rv, next string, items int, remaining *int64, shard *metav1.ShardInfo) (listPage, error) {
 	if rv == "" {
 		return listPage{}, errDecode{errors.New("a LIST page without a resourceVersion")}
 	}
-	p := listPage{rv: rv, next: next, remaining: -1}
+	p := listPage{rv: rv, next: next, items: items, remaining: -1, sharded: shard != nil && shard.Selector != ""}
 	switch {
 	case next == "":
 		p.remaining = 0
@@ -242,6 +256,7 @@ func (s *source[T]) list(ctx context.Context, cont string, limit int64, each fun
 	if err != nil {
 		return listPage{}, errDecode{err}
 	}
+	s.noteShard(lm)
 	// Copy each item out of the page so that the page's backing array is
 	// freed once the page is done, not held by the last surviving item.
 	err = meta.EachListItem(page, func(o kruntime.Object) error {
@@ -253,18 +268,18 @@ func (s *source[T]) list(ctx context.Context, cont string, limit int64, each fun
 	if err != nil {
 		return listPage{}, errDecode{err}
 	}
-	return newListPage(lm.GetResourceVersion(), lm.GetContinue(), lm.GetRemainingItemCount())
+	return newListPage(lm.GetResourceVersion(), lm.GetContinue(), meta.LenList(page), lm.GetRemainingItemCount(), nil)
 }
 
 // fetch reads the object of key k, in a state not older than resourceVersion
 // rv, when it is in the Syncer's selection; a NotFound error when it is
 // not there, or not selected. A GET by name ignores selectors: with a
-// label or field selector, it is a LIST of that name with the selectors,
-// which the server reads as one key.
+// label, field or shard selector, it is a LIST of that name with the
+// selectors, which the server reads as one key.
 func (s *source[T]) fetch(ctx context.Context, k Key, rv string) (T, error) {
 	obj := reflect.New(s.elemType).Interface().(T)
 	req := s.client.Get().NamespaceIfScoped(k.Namespace, s.res.Namespaced).Resource(s.res.Resource)
-	if s.cfg.labelSelector == "" && s.cfg.fieldSelector == "" {
+	if s.cfg.labelSelector == "" && s.cfg.fieldSelector == "" && s.cfg.shard == nil {
 		err := req.Name(k.Name).VersionedParams(&metav1.GetOptions{ResourceVersion: rv}, metav1.ParameterCodec).Do(ctx).Into(obj)
 		return obj, err
 	}

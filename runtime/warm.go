@@ -228,7 +228,11 @@ func (s *Syncer[T]) listMetadata(ctx context.Context) (items []listed, rv string
 	var buf bytes.Buffer
 	limit := s.cfg.pageSize * metadataPages
 	for {
-		page, err := s.src.metadataList(ctx, cont, limit, maxMetadataPage, &buf, func(l listed) { items = append(items, l) })
+		page, err := s.src.metadataList(ctx, cont, limit, maxMetadataPage, &buf, func(l listed) {
+			if !s.foreignListed(l) {
+				items = append(items, l)
+			}
+		})
 		switch {
 		case errors.Is(err, errPageTooLarge) && limit > 1:
 			limit = max(1, limit/8)
@@ -236,8 +240,8 @@ func (s *Syncer[T]) listMetadata(ctx context.Context) (items []listed, rv string
 		case err != nil:
 			return nil, "", err
 		}
-		if cont == "" && page.remaining >= 0 {
-			n := int64(len(items)) + page.remaining
+		if est, ok := s.src.inShardEstimate(int64(page.items) + page.remaining); cont == "" && page.remaining >= 0 && ok {
+			n := est
 			s.expect(n)
 			if room := int(min(n, maxReserve)) - len(items); room > 0 { // the server's count, bounded as the store's
 				items = slices.Grow(items, room)
@@ -335,7 +339,7 @@ func (s *Syncer[T]) fetch(ctx context.Context, keys []Key, rv string) (map[Key]s
 	received := s.progress.received.Load()
 	for f := range done {
 		switch {
-		case apierrors.IsNotFound(f.err):
+		case apierrors.IsNotFound(f.err), f.err == nil && s.foreign(watch.Added, f.got): // gone, or recreated outside the shard
 			s.cache.vanished(f.key)
 			pending[f.key] = ""
 		case f.err != nil:

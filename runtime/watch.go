@@ -114,6 +114,10 @@ func (s *Syncer[T]) apply(typ watch.EventType, obj T) error {
 		s.rv = rv
 		return nil
 	}
+	if s.foreign(typ, obj) {
+		s.rv = rv
+		return nil
+	}
 	s.rv = rv
 	switch typ {
 	case watch.Added, watch.Modified:

@@ -28,6 +28,7 @@ type Set struct {
 // member is one syncer of the set, whatever its type.
 type member struct {
 	key    string
+	name   string // the resource, and its shard if sharded: for metrics and errors
 	typ    reflect.Type
 	syncer syncer
 	any    any // the *runtime.Syncer[T], for Add to return
@@ -82,19 +83,29 @@ func Add[T runtime.Object](s *Set, res runtime.Resource, opts ...runtime.Option)
 	}
 	own := []runtime.Option{runtime.WithHTTPClient(s.client)}
 	if s.opts.metrics != nil {
-		own = append(own, runtime.WithMetrics(s.opts.metrics(res.String())))
+		own = append(own, runtime.WithMetrics(s.opts.metrics(name(res, opts))))
 	}
 	sy, err := runtime.New[T](s.cfg, res, append(own, opts...)...)
 	if err != nil {
 		return nil, err
 	}
-	m := &member{key: key, typ: typ, syncer: sy, any: sy}
+	m := &member{key: key, name: name(res, opts), typ: typ, syncer: sy, any: sy}
 	s.members[key] = m
 	s.order = append(s.order, m)
 	if s.ctx != nil {
 		s.run(m)
 	}
 	return sy, nil
+}
+
+// name names the syncer of res with opts: the resource, and its shard
+// (runtime.ShardName) when sharded, so that the shards of one resource
+// have metrics and errors of their own.
+func name(res runtime.Resource, opts []runtime.Option) string {
+	if sh := runtime.ShardName(opts...); sh != "" {
+		return res.String() + " shard " + sh
+	}
+	return res.String()
 }
 
 // Start runs every syncer of the set, and those added later, until ctx is

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -181,6 +182,37 @@ func TestAddTwice(t *testing.T) {
 	}
 	if set.Len() != 2 {
 		t.Errorf("Len %d, want 2", set.Len())
+	}
+}
+
+// The shards of one resource are syncers of their own in one set, with
+// metrics of their own.
+func TestSetHoldsShards(t *testing.T) {
+	var names []string
+	set, err := syncerset.New(&rest.Config{Host: "https://127.0.0.1:1"}, syncerset.WithMetrics(func(resource string) runtime.Metrics {
+		names = append(names, resource)
+		return runtime.NopMetrics{}
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shards []*runtime.Syncer[*corev1.ConfigMap]
+	for i := range 2 {
+		s, err := syncerset.Add[*corev1.ConfigMap](set, configMaps, runtime.WithShard(i, 2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		shards = append(shards, s)
+	}
+	again, err := syncerset.Add[*corev1.ConfigMap](set, configMaps, runtime.WithShard(1, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if shards[0] == shards[1] || again != shards[1] || set.Len() != 2 {
+		t.Errorf("shards 0/2 and 1/2 of one resource: %d syncers in the set, want 2, one each", set.Len())
+	}
+	if want := []string{"configmaps/v1 shard 0/2", "configmaps/v1 shard 1/2"}; !slices.Equal(names, want) {
+		t.Errorf("metrics bound to %v, want %v", names, want)
 	}
 }
 

@@ -44,7 +44,7 @@ func (s *Set) HasSynced() bool {
 
 // notSynced tells whether m has synced, handlers included, and if not why.
 func notSynced(m *member, ctx context.Context) (NotSynced, bool) {
-	n := NotSynced{Resource: m.syncer.Resource().String(), Err: m.syncer.LastError(), Progress: m.syncer.Progress()}
+	n := NotSynced{Resource: m.name, Err: m.syncer.LastError(), Progress: m.syncer.Progress()}
 	if !m.syncer.HasSynced() {
 		return n, false
 	}
