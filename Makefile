@@ -2,14 +2,14 @@
 SHELL := /usr/bin/env bash
 GO ?= go
 
-.PHONY: testbed test unit vet generate verify demo bench
+.PHONY: testbed test unit vet lint staticcheck generate verify demo bench
 
 ## demo: generate the examples' syncers and run them against a local etcd + kube-apiserver it starts
 demo: testbed generate
 	$(GO) run ./examples/demo
 
 ## test: the whole suite, against a real etcd and kube-apiserver it builds and starts
-test: testbed vet verify
+test: testbed vet lint verify
 	$(GO) test -count=1 -timeout 60m ./...
 
 ## unit: only the tests that need no server
@@ -31,6 +31,14 @@ bench: testbed
 ## testbed: build etcd and kube-apiserver from the Go module proxy into bin/ (once)
 testbed:
 	hack/build-testbed.sh
+
+## lint: staticcheck, built from the Go module proxy at the version hack/build-staticcheck.sh pins
+lint: staticcheck
+	bin/staticcheck ./...
+
+## staticcheck: build bin/staticcheck (once per pinned version)
+staticcheck:
+	hack/build-staticcheck.sh
 
 ## vet: go vet, and gofmt must have nothing to say
 vet:

@@ -113,6 +113,13 @@ func benchMain(args []string) error {
 		}
 	}
 	report(os.Stdout, setup, out)
+	if o.charts != "" && o.profileDir == "" {
+		run := append([]string{"run of " + time.Now().UTC().Format("2006-01-02 15:04 UTC")}, strings.Split(setup, "\n")...)
+		if err := writeCharts(o.charts, run, out); err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "charts of the parts that ran: %s\n", filepath.Join(o.charts, "bench-<part>.svg"))
+	}
 	return nil
 }
 

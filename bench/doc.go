@@ -8,6 +8,13 @@
 //	go run ./bench -kube-version v1.36.3         # another kube-apiserver the test bed builds
 //	go run ./bench -watchlist-compression=false  # 1.37 without gzip of WatchList responses
 //	go run ./bench -parts server-cost,warm -clients 4   # only some parts (contenders, server-cost, crd, warm)
+//	go run ./bench -charts ''                    # no charts
+//
+// Besides its tables, a run draws a chart of each part that ran,
+// docs/bench-<part>.svg (-charts names the folder; none with -profile):
+// each figure's medians as horizontal bars, one per contender, floors,
+// ours and client-go in their own colours, and dashed lines at the
+// references its ratios are taken against.
 //
 // The server is the test bed's default kube-apiserver (v1.37.2) unless
 // -kube-version or $TESTBED_KUBE_VERSION names another; the setup lines

@@ -34,6 +34,8 @@ type options struct {
 	kubeVersion string
 	// watchListCompression false turns 1.37's gzip of WatchList responses off.
 	watchListCompression bool
+	// charts is the folder the parts' SVG charts are written to; "" for none.
+	charts string
 }
 
 // The parts of the benchmark, in the order they run.
@@ -69,6 +71,7 @@ func parseOptions(args []string) (options, error) {
 	fs.IntVar(&o.clients, "clients", 8, "server cost: clients started at once, each its own process")
 	fs.StringVar(&o.kubeVersion, "kube-version", "", "kube-apiserver version to run, one that hack/build-testbed.sh builds (default: $TESTBED_KUBE_VERSION, else the first it builds)")
 	fs.BoolVar(&o.watchListCompression, "watchlist-compression", true, "false starts kube-apiserver with --feature-gates=WatchListCompression=false (1.37 and later gzip WatchList responses by default)")
+	fs.StringVar(&o.charts, "charts", "docs", "write a chart of each part that ran into this folder, as bench-<part>.svg; empty for none (none with -profile)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}

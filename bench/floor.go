@@ -45,7 +45,8 @@ func readFloor(ctx context.Context, e *childEnv, decode, live func([]byte) error
 	}
 	go func() {
 		defer stop()
-		if err := readLive(fr, live); err != nil && ctx.Err() == nil {
+		// readLive returns only when the stream ends: an error, told unless the run is over.
+		if err := readLive(fr, live); ctx.Err() == nil {
 			fmt.Fprintln(os.Stderr, "floor: live events:", err)
 		}
 	}()

@@ -125,7 +125,6 @@ func TestBuildErrors(t *testing.T) {
 		}
 		got[fmt.Sprintf("%s:%d:%d %s", filepath.ToSlash(rel), e.Pos.Line, e.Pos.Column, e.Type)] = true
 	}
-	var wantKeys []string
 	for _, w := range want {
 		src := files[w.file]
 		lines := strings.Split(src, "\n")
@@ -135,7 +134,6 @@ func TestBuildErrors(t *testing.T) {
 		}
 		col := strings.Index(lines[n][strings.Index(lines[n], w.line):], w.at) + strings.Index(lines[n], w.line) + 1
 		k := fmt.Sprintf("%s:%d:%d %s", w.file, n+1, col, w.typ)
-		wantKeys = append(wantKeys, k)
 		if !got[k] {
 			t.Errorf("missing error %s", k)
 		}
