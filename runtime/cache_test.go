@@ -3,6 +3,7 @@ package runtime
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -164,7 +165,7 @@ func TestClassify(t *testing.T) {
 		{apierrors.NewNotFound(gr, "x"), KindNotFound},
 		{apierrors.NewTooManyRequests("slow down", 1), KindThrottled},
 		{apierrors.NewResourceExpired("too old resource version: 1 (5)"), KindExpired},
-		{apierrors.NewGone("gone"), KindExpired},
+		{&apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: http.StatusGone, Reason: metav1.StatusReasonGone, Message: "gone"}}, KindExpired}, // a plain 410
 		{apierrors.NewInvalid(schema.GroupKind{Kind: "ListOptions"}, "", nil), KindInvalid},
 		{apierrors.NewTimeoutError("slow", 1), KindTimeout},
 		{apierrors.NewServiceUnavailable("down"), KindUnavailable},

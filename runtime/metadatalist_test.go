@@ -43,7 +43,7 @@ func metadataPage(t testing.TB, n int, cont string, remaining *int64) []byte {
 			Annotations:     map[string]string{"note": "a long annotation that is not needed"},
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "Pod", Name: "p", UID: "o"}},
 			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "m", Operation: metav1.ManagedFieldsOperationApply,
-				FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:data":{}}`)}}},
+				FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:data":{}}`)}},
 		}})
 	}
 	var b bytes.Buffer
