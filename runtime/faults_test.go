@@ -261,6 +261,29 @@ func TestWatchesEndingAtOnceBackOff(t *testing.T) {
 	}
 }
 
+// A server or proxy that answers every watch with a bookmark and closes,
+// with no client rate limit (QPS -1): a bookmark that changes nothing is no
+// progress, so the watches back off instead of spinning.
+func TestWatchesEndingAfterABookmarkBackOff(t *testing.T) {
+	f := newFakeAPI(t)
+	f.list = func(w http.ResponseWriter, r *http.Request, n int) { writeList(w, 10, "", nil, fakeCM("a", 1)) }
+	f.watch = func(w http.ResponseWriter, r *http.Request, n int) {
+		send := startWatch(w)
+		send("BOOKMARK", &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+			ObjectMeta: metav1.ObjectMeta{ResourceVersion: "10"}})
+	}
+	s, _ := startSyncer(t, f.config(), runtime.WithoutWatchList(), runtime.WithBackoff(100*time.Millisecond, time.Second))
+	if err := s.WaitForSync(ctxTimeout(t, 5*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	_, before := f.counts()
+	started := time.Now()
+	eventually(t, 20*time.Second, "five more watches", func() bool { _, w := f.counts(); return w >= before+5 })
+	if d := time.Since(started); d < 700*time.Millisecond {
+		t.Fatalf("5 watches within %s, each a bookmark and a close; want a growing backoff (>= 700ms)", d)
+	}
+}
+
 // A 429 with Retry-After on a watch is waited out as the server asked, and
 // the server's warnings reach the client's warning handler, and the
 // client's rate limiter is asked: watches go through the REST client.

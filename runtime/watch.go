@@ -80,7 +80,10 @@ func (s *Syncer[T]) consume(ctx context.Context, w *stream, opened time.Time) re
 		if !ok {
 			return result{op: op, err: unexpectedObject(ev), received: live, live: live}
 		}
-		live = true
+		// Only an object event is progress: a server or proxy that answers
+		// every watch with a bookmark and closes must meet the backoff of
+		// a watch that ended with nothing, not a reconnection at once.
+		live = live || ev.Type != watch.Bookmark
 		if err := s.apply(ev.Type, obj); err != nil {
 			return result{op: op, err: err, received: live, live: live}
 		}
