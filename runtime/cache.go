@@ -25,6 +25,7 @@ type cache[T Object] struct {
 	rv         string        // the resourceVersion the store is at, outside a resync
 	stop       chan struct{} // closed when the Syncer stops: handler goroutines end
 	stopOnce   sync.Once
+	running    sync.WaitGroup // every handler goroutine ever started, removed ones included
 	transforms []func(any) any
 	cfg        *config
 
@@ -80,7 +81,7 @@ func (c *cache[T]) addHandler(h Handler[T], opts []HandlerOption) *Registration 
 		q.barrier(nodeSync, now)
 	}
 	c.handlers = append(c.handlers, d)
-	go d.run(c.stop)
+	c.running.Go(func() { d.run(c.stop) })
 	return reg
 }
 
@@ -107,12 +108,11 @@ func (c *cache[T]) registrations() []*Registration {
 }
 
 // shutdown ends every handler goroutine after its current call and waits
-// for them.
+// for them, those of removed handlers too: one whose handler is inside a
+// call when it is removed ends when that call returns.
 func (c *cache[T]) shutdown() {
 	c.stopOnce.Do(func() { close(c.stop) })
-	for _, r := range c.registrations() {
-		<-r.done
-	}
+	c.running.Wait()
 }
 
 // beginResync starts a new epoch: objects not seen again before

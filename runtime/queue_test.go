@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unsafe"
@@ -240,5 +241,34 @@ func TestQueueReusesNodes(t *testing.T) {
 	}
 	if n != maxFreeNodes || q.nfree != n {
 		t.Errorf("%d free nodes (counted %d), want %d", n, q.nfree, maxFreeNodes)
+	}
+}
+
+// Run returns only once no handler call is under way, also when the
+// handler inside a call was removed meanwhile.
+func TestRunWaitsForARemovedHandlersCall(t *testing.T) {
+	s, d := NewDriver[*corev1.ConfigMap](Resource{})
+	inside, release := make(chan struct{}), make(chan struct{})
+	var returned atomic.Bool
+	reg := s.AddHandler(HandlerFuncs[*corev1.ConfigMap]{AddFunc: func(*corev1.ConfigMap) {
+		close(inside)
+		<-release
+		returned.Store(true)
+	}})
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan error, 1)
+	go func() { ran <- s.Run(ctx) }()
+	go d.Resync(cm("a", "1")) // it waits for the handler, which waits for release
+	<-inside
+	reg.Remove()
+	cancel()
+	select {
+	case <-ran:
+		t.Fatal("Run returned while a call of a removed handler was under way")
+	case <-time.After(300 * time.Millisecond): // a window to observe that Run waits
+	}
+	close(release)
+	if err := <-ran; err != nil || !returned.Load() {
+		t.Fatalf("Run: %v, handler returned: %v", err, returned.Load())
 	}
 }
