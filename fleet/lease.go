@@ -1,0 +1,218 @@
+package fleet
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	rl "k8s.io/client-go/tools/leaderelection/resourcelock"
+)
+
+// Labels on every Lease of a fleet.
+const (
+	// LabelName is the fleet's Name.
+	LabelName = "fleet.syncer-gen.io/name"
+	// LabelRole is "shard" or "member".
+	LabelRole = "fleet.syncer-gen.io/role"
+)
+
+const (
+	roleShard  = "shard"
+	roleMember = "member"
+)
+
+func shardLeaseName(fleet string, shard int) string { return fleet + "-shard-" + strconv.Itoa(shard) }
+
+func memberLeaseName(fleet, identity string) string { return fleet + "-member-" + identity }
+
+// newLock returns a client-go Lease lock for one of the fleet's Leases. A
+// LeaseLock keeps the Lease it last read or wrote, so that Update is
+// conditional on it (optimistic concurrency): it is used by one goroutine
+// at a time.
+func (f *Fleet) newLock(name, role string) *rl.LeaseLock {
+	return &rl.LeaseLock{
+		LeaseMeta:  metav1.ObjectMeta{Namespace: f.o.Namespace, Name: name},
+		Client:     f.client,
+		LockConfig: rl.ResourceLockConfig{Identity: f.o.Identity},
+		Labels:     map[string]string{LabelName: f.o.Name, LabelRole: role},
+	}
+}
+
+// record is the record this replica writes to take or renew a Lease.
+func (f *Fleet) record(now time.Time, acquired time.Time, transitions int) rl.LeaderElectionRecord {
+	return rl.LeaderElectionRecord{
+		HolderIdentity:       f.o.Identity,
+		LeaseDurationSeconds: int(f.o.LeaseDuration / time.Second),
+		AcquireTime:          metav1.NewTime(acquired),
+		RenewTime:            metav1.NewTime(now),
+		LeaderTransitions:    transitions,
+	}
+}
+
+// releaseRecord is what a holder writes to give a Lease up, as client-go's
+// LeaderElector does: no holder, so that anyone may take it at once.
+func releaseRecord(old rl.LeaderElectionRecord, now time.Time) rl.LeaderElectionRecord {
+	return rl.LeaderElectionRecord{
+		LeaseDurationSeconds: 1,
+		AcquireTime:          metav1.NewTime(now),
+		RenewTime:            metav1.NewTime(now),
+		LeaderTransitions:    old.LeaderTransitions,
+	}
+}
+
+// rawRecord is the key observations are kept by: the record's JSON, as
+// resourcelock.LeaseLock.Get returns it.
+func rawRecord(spec *coordinationv1.LeaseSpec) (rl.LeaderElectionRecord, string) {
+	r := rl.LeaseSpecToLeaderElectionRecord(spec)
+	b, _ := json.Marshal(*r)
+	return *r, string(b)
+}
+
+// An observation is when this replica first saw a Lease's record as it is.
+// Expiry is judged from it, as client-go's LeaderElector judges it from
+// observedTime: the record was written before this replica saw it, so its
+// writer's own deadline (counted from before it sent the write) comes
+// before this replica's view of the expiry, whatever the clocks of the two
+// machines say. The holder's RenewTime is never compared with this
+// replica's clock.
+type observation struct {
+	raw   string
+	since time.Time
+}
+
+// observe notes that the Lease name's record was raw at now and returns
+// when this replica first saw that record. Only the coordinating goroutine
+// calls it.
+func (f *Fleet) observe(name, raw string, now time.Time) observation {
+	o, ok := f.observed[name]
+	if !ok || o.raw != raw {
+		o = observation{raw: raw, since: now}
+		f.observed[name] = o
+	}
+	return o
+}
+
+// expired reports whether the record a holder wrote, first observed at
+// since, has expired by now.
+func expired(r rl.LeaderElectionRecord, since, now time.Time) bool {
+	return now.After(since.Add(time.Duration(r.LeaseDurationSeconds) * time.Second))
+}
+
+// shardState is a shard's Lease as this replica last saw it.
+type shardState struct {
+	exists bool
+	rec    rl.LeaderElectionRecord
+	since  time.Time // first observed as rec
+}
+
+// free reports whether anyone may take the shard: no Lease yet, no holder,
+// or its holder's lease expired.
+func (s shardState) free(now time.Time) bool {
+	return !s.exists || s.rec.HolderIdentity == "" || expired(s.rec, s.since, now)
+}
+
+// view is the fleet as one LIST of its Leases shows it.
+type view struct {
+	shards  []shardState
+	members []string               // live members, sorted, this replica among them
+	stale   []coordinationv1.Lease // member Leases expired: deleted by whoever sees them
+	holders map[string]int         // identity -> shards its Leases name it the holder of
+	expired map[string]struct{}    // identities holding a shard whose lease expired
+}
+
+// look builds the view from a LIST of the fleet's Leases read at now.
+func (f *Fleet) look(items []coordinationv1.Lease, now time.Time) view {
+	v := view{
+		shards:  make([]shardState, f.o.Shards),
+		holders: map[string]int{},
+		expired: map[string]struct{}{},
+	}
+	type member struct {
+		lease coordinationv1.Lease
+		rec   rl.LeaderElectionRecord
+		raw   string
+		since time.Time
+	}
+	var members []member
+	seen := map[string]bool{}
+	shardPrefix := f.o.Name + "-shard-"
+	for _, l := range items {
+		if l.Labels[LabelName] != f.o.Name {
+			continue
+		}
+		rec, raw := rawRecord(&l.Spec)
+		seen[l.Name] = true
+		o := f.observe(l.Name, raw, now)
+		switch l.Labels[LabelRole] {
+		case roleShard:
+			i, err := strconv.Atoi(strings.TrimPrefix(l.Name, shardPrefix))
+			if err != nil || !strings.HasPrefix(l.Name, shardPrefix) || i < 0 || i >= f.o.Shards {
+				continue // another shard count's Lease: not ours to judge
+			}
+			v.shards[i] = shardState{exists: true, rec: rec, since: o.since}
+			if h := rec.HolderIdentity; h != "" {
+				v.holders[h]++
+				if expired(rec, o.since, now) {
+					v.expired[h] = struct{}{}
+				}
+			}
+		case roleMember:
+			members = append(members, member{lease: l, rec: rec, raw: raw, since: o.since})
+		}
+	}
+	// Forget what is gone, so that the map does not grow with the
+	// replicas that came and went.
+	for name := range f.observed {
+		if !seen[name] {
+			delete(f.observed, name)
+		}
+	}
+	// A replica one of whose shards expired has stopped renewing: it is
+	// dead or cut off, whatever its membership says yet. The others count
+	// without it from then on, so as to take its shards at once and keep
+	// them, until its membership is renewed (it was only cut off for a
+	// while) or expires.
+	memberRaw := map[string]string{}
+	for _, m := range members {
+		memberRaw[m.rec.HolderIdentity] = m.raw
+	}
+	for id := range v.expired {
+		if raw, ok := memberRaw[id]; ok && id != f.o.Identity {
+			if _, known := f.suspects[id]; !known {
+				f.suspects[id] = raw
+			}
+		}
+	}
+	for id, raw := range f.suspects {
+		if memberRaw[id] != raw {
+			delete(f.suspects, id) // renewed since, or gone
+		}
+	}
+	live := map[string]bool{f.o.Identity: true}
+	for _, m := range members {
+		id := m.rec.HolderIdentity
+		switch {
+		case id == f.o.Identity:
+		case id == "" || expired(m.rec, m.since, now):
+			v.stale = append(v.stale, m.lease)
+		default:
+			if _, suspect := f.suspects[id]; !suspect {
+				live[id] = true
+			}
+		}
+	}
+	for id := range live {
+		v.members = append(v.members, id)
+	}
+	slices.Sort(v.members)
+	return v
+}
+
+func (v view) String() string {
+	return fmt.Sprintf("%d members %v", len(v.members), v.members)
+}
