@@ -64,8 +64,8 @@ type Fleet struct {
 
 	// Used by the goroutine of Run only.
 	observed map[string]observation
-	suspects map[string]string // identity -> its membership record when one of its shards was seen expired
-	member   *rl.LeaseLock
+	suspects map[string]string // identity -> its membership's resourceVersion when one of its shards was seen expired
+	member   *leaseLock
 	memberOK bool // member has read or written the Lease, so Update may go first
 	joined   time.Time
 
@@ -242,7 +242,7 @@ func (f *Fleet) acquire(ctx context.Context, work Work, shard, q, members int) b
 	lock := f.newLock(name, roleShard)
 	rctx, cancel := f.request(ctx, f.requestTimeout())
 	defer cancel()
-	old, raw, err := lock.Get(rctx)
+	old, version, err := lock.get(rctx)
 	var (
 		rec  rl.LeaderElectionRecord
 		sent time.Time
@@ -252,7 +252,7 @@ func (f *Fleet) acquire(ctx context.Context, work Work, shard, q, members int) b
 	case apierrors.IsNotFound(err):
 		sent = time.Now()
 		rec = f.record(sent, sent, 0)
-		if err := lock.Create(rctx, rec); err != nil {
+		if err := lock.create(rctx, rec); err != nil {
 			f.log.V(1).Info("cannot create a shard's Lease", "shard", shard, "err", err)
 			return false
 		}
@@ -262,7 +262,7 @@ func (f *Fleet) acquire(ctx context.Context, work Work, shard, q, members int) b
 		return false
 	default:
 		now := time.Now()
-		o := f.observe(name, string(raw), now)
+		o := f.observe(name, version, now)
 		vacant := now.Sub(o.since)
 		var from Takeover
 		switch {
@@ -270,7 +270,7 @@ func (f *Fleet) acquire(ctx context.Context, work Work, shard, q, members int) b
 			why = "its Lease names this replica already (an earlier run, or a renewal that landed late)"
 		case old.HolderIdentity == "":
 			from, why = FromRelease, fmt.Sprintf("free: released, observed %s ago", vacant.Round(time.Millisecond))
-		case expired(*old, o.since, now):
+		case expired(old, o.since, now):
 			from, why = FromExpiry, fmt.Sprintf("expired: %s's last renewal observed %s ago, its lease is %ds",
 				old.HolderIdentity, vacant.Round(time.Millisecond), old.LeaseDurationSeconds)
 		default:
@@ -282,7 +282,7 @@ func (f *Fleet) acquire(ctx context.Context, work Work, shard, q, members int) b
 		}
 		sent = time.Now()
 		rec = f.record(sent, sent, transitions)
-		if err := lock.Update(rctx, rec); err != nil {
+		if err := lock.update(rctx, rec); err != nil {
 			f.log.V(1).Info("cannot take a shard", "shard", shard, "err", err)
 			return false
 		}
@@ -305,7 +305,7 @@ func (f *Fleet) renewMembership(ctx context.Context) {
 	defer cancel()
 	rec := f.record(time.Now(), f.joined, 0)
 	if f.memberOK {
-		if err := f.member.Update(rctx, rec); err == nil {
+		if err := f.member.update(rctx, rec); err == nil {
 			return
 		} else if !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
 			f.log.V(1).Info("cannot renew membership", "err", err)
@@ -313,12 +313,12 @@ func (f *Fleet) renewMembership(ctx context.Context) {
 		}
 		f.memberOK = false
 	}
-	_, _, err := f.member.Get(rctx)
+	_, _, err := f.member.get(rctx)
 	switch {
 	case apierrors.IsNotFound(err):
-		err = f.member.Create(rctx, rec)
+		err = f.member.create(rctx, rec)
 	case err == nil:
-		err = f.member.Update(rctx, rec)
+		err = f.member.update(rctx, rec)
 	}
 	if err != nil {
 		f.log.V(1).Info("cannot renew membership", "err", err)

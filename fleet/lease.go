@@ -1,8 +1,10 @@
 package fleet
 
 import (
-	"encoding/json"
+	"context"
+	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,6 +12,7 @@ import (
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	coordinationv1client "k8s.io/client-go/kubernetes/typed/coordination/v1"
 	rl "k8s.io/client-go/tools/leaderelection/resourcelock"
 )
 
@@ -30,17 +33,67 @@ func shardLeaseName(fleet string, shard int) string { return fleet + "-shard-" +
 
 func memberLeaseName(fleet, identity string) string { return fleet + "-member-" + identity }
 
-// newLock returns a client-go Lease lock for one of the fleet's Leases. A
-// LeaseLock keeps the Lease it last read or wrote, so that Update is
-// conditional on it (optimistic concurrency): it is used by one goroutine
-// at a time.
-func (f *Fleet) newLock(name, role string) *rl.LeaseLock {
-	return &rl.LeaseLock{
-		LeaseMeta:  metav1.ObjectMeta{Namespace: f.o.Namespace, Name: name},
-		Client:     f.client,
-		LockConfig: rl.ResourceLockConfig{Identity: f.o.Identity},
-		Labels:     map[string]string{LabelName: f.o.Name, LabelRole: role},
+// leaseLock reads and writes one of the fleet's Leases, each write
+// conditional on the version it last read or wrote (optimistic
+// concurrency), with client-go's records (resourcelock.LeaderElectionRecord
+// and its conversions). It does what resourcelock.LeaseLock does, and
+// tells the resourceVersion it read: LeaseLock.Get gives the record as JSON
+// only, whose RenewTime has whole seconds (metav1.Time), so two renewals
+// within one second (RetryPeriod under a second) look the same and the
+// observed time would not move with them. Observations are kept by
+// resourceVersion, which every write changes. One goroutine uses a
+// leaseLock at a time.
+type leaseLock struct {
+	client coordinationv1client.LeaseInterface
+	meta   metav1.ObjectMeta // name, namespace, labels
+	lease  *coordinationv1.Lease
+}
+
+func (f *Fleet) newLock(name, role string) *leaseLock {
+	return &leaseLock{client: f.leases, meta: metav1.ObjectMeta{
+		Namespace: f.o.Namespace, Name: name,
+		Labels: map[string]string{LabelName: f.o.Name, LabelRole: role},
+	}}
+}
+
+// get reads the Lease and returns its record and resourceVersion.
+func (l *leaseLock) get(ctx context.Context) (rl.LeaderElectionRecord, string, error) {
+	lease, err := l.client.Get(ctx, l.meta.Name, metav1.GetOptions{})
+	if err != nil {
+		return rl.LeaderElectionRecord{}, "", err
 	}
+	l.lease = lease
+	return *rl.LeaseSpecToLeaderElectionRecord(&lease.Spec), lease.ResourceVersion, nil
+}
+
+// create creates the Lease with rec.
+func (l *leaseLock) create(ctx context.Context, rec rl.LeaderElectionRecord) error {
+	lease, err := l.client.Create(ctx, &coordinationv1.Lease{ObjectMeta: l.meta, Spec: rl.LeaderElectionRecordToLeaseSpec(&rec)}, metav1.CreateOptions{})
+	if err != nil {
+		return err
+	}
+	l.lease = lease
+	return nil
+}
+
+// update writes rec over the version of the Lease last read or written:
+// it fails with a conflict if anyone wrote it since.
+func (l *leaseLock) update(ctx context.Context, rec rl.LeaderElectionRecord) error {
+	if l.lease == nil {
+		return errors.New("fleet: update of a Lease not read")
+	}
+	next := l.lease.DeepCopy()
+	next.Spec = rl.LeaderElectionRecordToLeaseSpec(&rec)
+	if next.Labels == nil {
+		next.Labels = map[string]string{}
+	}
+	maps.Copy(next.Labels, l.meta.Labels)
+	lease, err := l.client.Update(ctx, next, metav1.UpdateOptions{})
+	if err != nil {
+		return err
+	}
+	l.lease = lease
+	return nil
 }
 
 // record is the record this replica writes to take or renew a Lease.
@@ -65,14 +118,6 @@ func releaseRecord(old rl.LeaderElectionRecord, now time.Time) rl.LeaderElection
 	}
 }
 
-// rawRecord is the key observations are kept by: the record's JSON, as
-// resourcelock.LeaseLock.Get returns it.
-func rawRecord(spec *coordinationv1.LeaseSpec) (rl.LeaderElectionRecord, string) {
-	r := rl.LeaseSpecToLeaderElectionRecord(spec)
-	b, _ := json.Marshal(*r)
-	return *r, string(b)
-}
-
 // An observation is when this replica first saw a Lease's record as it is.
 // Expiry is judged from it, as client-go's LeaderElector judges it from
 // observedTime: the record was written before this replica saw it, so its
@@ -81,17 +126,16 @@ func rawRecord(spec *coordinationv1.LeaseSpec) (rl.LeaderElectionRecord, string)
 // machines say. The holder's RenewTime is never compared with this
 // replica's clock.
 type observation struct {
-	raw   string
-	since time.Time
+	version string // the Lease's resourceVersion
+	since   time.Time
 }
 
-// observe notes that the Lease name's record was raw at now and returns
-// when this replica first saw that record. Only the coordinating goroutine
-// calls it.
-func (f *Fleet) observe(name, raw string, now time.Time) observation {
+// observe notes that the Lease name was at version at now and returns when
+// this replica first saw that version. Only Run's goroutine calls it.
+func (f *Fleet) observe(name, version string, now time.Time) observation {
 	o, ok := f.observed[name]
-	if !ok || o.raw != raw {
-		o = observation{raw: raw, since: now}
+	if !ok || o.version != version {
+		o = observation{version: version, since: now}
 		f.observed[name] = o
 	}
 	return o
@@ -135,7 +179,6 @@ func (f *Fleet) look(items []coordinationv1.Lease, now time.Time) view {
 	type member struct {
 		lease coordinationv1.Lease
 		rec   rl.LeaderElectionRecord
-		raw   string
 		since time.Time
 	}
 	var members []member
@@ -145,9 +188,9 @@ func (f *Fleet) look(items []coordinationv1.Lease, now time.Time) view {
 		if l.Labels[LabelName] != f.o.Name {
 			continue
 		}
-		rec, raw := rawRecord(&l.Spec)
+		rec := *rl.LeaseSpecToLeaderElectionRecord(&l.Spec)
 		seen[l.Name] = true
-		o := f.observe(l.Name, raw, now)
+		o := f.observe(l.Name, l.ResourceVersion, now)
 		switch l.Labels[LabelRole] {
 		case roleShard:
 			i, err := strconv.Atoi(strings.TrimPrefix(l.Name, shardPrefix))
@@ -162,7 +205,7 @@ func (f *Fleet) look(items []coordinationv1.Lease, now time.Time) view {
 				}
 			}
 		case roleMember:
-			members = append(members, member{lease: l, rec: rec, raw: raw, since: o.since})
+			members = append(members, member{lease: l, rec: rec, since: o.since})
 		}
 	}
 	// Forget what is gone, so that the map does not grow with the
@@ -177,19 +220,19 @@ func (f *Fleet) look(items []coordinationv1.Lease, now time.Time) view {
 	// without it from then on, so as to take its shards at once and keep
 	// them, until its membership is renewed (it was only cut off for a
 	// while) or expires.
-	memberRaw := map[string]string{}
+	memberVersion := map[string]string{}
 	for _, m := range members {
-		memberRaw[m.rec.HolderIdentity] = m.raw
+		memberVersion[m.rec.HolderIdentity] = m.lease.ResourceVersion
 	}
 	for id := range v.expired {
-		if raw, ok := memberRaw[id]; ok && id != f.o.Identity {
+		if version, ok := memberVersion[id]; ok && id != f.o.Identity {
 			if _, known := f.suspects[id]; !known {
-				f.suspects[id] = raw
+				f.suspects[id] = version
 			}
 		}
 	}
-	for id, raw := range f.suspects {
-		if memberRaw[id] != raw {
+	for id, version := range f.suspects {
+		if memberVersion[id] != version {
 			delete(f.suspects, id) // renewed since, or gone
 		}
 	}

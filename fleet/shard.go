@@ -22,15 +22,16 @@ import (
 // needs the opposite order: cancel the shard's Work, wait until it has
 // returned, and only then release (or stop renewing and let the lease
 // expire). hold does that, with the elector's rules otherwise: the same
-// records (resourcelock.LeaseLock, LeaderElectionRecord), RenewDeadline
+// records (resourcelock.LeaderElectionRecord in a Lease, written
+// conditionally as resourcelock.LeaseLock writes it), RenewDeadline
 // counted from the last renewal that succeeded, expiry judged by the time
-// a record was observed rather than by the holder's timestamps, and
-// release as the elector writes it.
+// a version of the Lease was observed rather than by the holder's
+// timestamps, and release as the elector writes it.
 type holding struct {
 	shard int
 	// lock and rec (the record last written) are used by one request at
 	// a time: the acquisition, then the renewals, then the release.
-	lock *rl.LeaseLock
+	lock *leaseLock
 	rec  rl.LeaderElectionRecord
 	// stopc carries the one request to give the shard up.
 	stopc chan stopRequest
@@ -45,7 +46,7 @@ type stopRequest struct {
 
 // startHolding records the holding of shard, whose Lease this replica
 // wrote at sent, and starts its work. It returns the number of shards held.
-func (f *Fleet) startHolding(ctx context.Context, work Work, shard int, lock *rl.LeaseLock, rec rl.LeaderElectionRecord, sent time.Time) int {
+func (f *Fleet) startHolding(ctx context.Context, work Work, shard int, lock *leaseLock, rec rl.LeaderElectionRecord, sent time.Time) int {
 	h := &holding{shard: shard, lock: lock, rec: rec, stopc: make(chan stopRequest, 1)}
 	f.mu.Lock()
 	f.holdings[shard] = h
@@ -149,6 +150,12 @@ func (f *Fleet) hold(ctx context.Context, work Work, h *holding, sent time.Time)
 		}
 		cancelWork(cause)
 		restart = nil
+		if k == Lost {
+			// Said at once; a release, if the server answers, comes once
+			// the work has returned.
+			log.Info("lost shard", "why", reason)
+			f.o.Metrics.Handover(Lost)
+		}
 	}
 
 	for working || !stopping {
@@ -240,12 +247,13 @@ func (f *Fleet) hold(ctx context.Context, work Work, h *holding, sent time.Time)
 		released = f.release(h)
 	}
 	f.forget(h)
-	msg := "released shard"
+	took := returned.Sub(stoppedAt).Round(time.Millisecond)
 	if kind == Lost {
-		msg = "lost shard"
+		log.V(1).Info("lost shard's work returned", "workStoppedIn", took, "leaseReleased", released)
+		return
 	}
-	log.Info(msg, "why", why, "workStoppedIn", returned.Sub(stoppedAt).Round(time.Millisecond), "leaseReleased", released)
-	f.o.Metrics.Handover(kind)
+	log.Info("released shard", "why", why, "workStoppedIn", took, "leaseReleased", released)
+	f.o.Metrics.Handover(Released)
 }
 
 // renew writes the holding's record renewed now. If the Lease changed
@@ -257,7 +265,7 @@ func (f *Fleet) renew(h *holding, timeout time.Duration) renewal {
 	rec := h.rec
 	sent := time.Now()
 	rec.RenewTime = metav1.NewTime(sent)
-	err := h.lock.Update(ctx, rec)
+	err := h.lock.update(ctx, rec)
 	if err == nil {
 		h.rec = rec
 		return renewal{sent: sent}
@@ -265,7 +273,7 @@ func (f *Fleet) renew(h *holding, timeout time.Duration) renewal {
 	if !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
 		return renewal{err: err}
 	}
-	cur, _, gerr := h.lock.Get(ctx)
+	cur, _, gerr := h.lock.get(ctx)
 	switch {
 	case apierrors.IsNotFound(gerr):
 		return renewal{err: gerr, taken: "its Lease was deleted"}
@@ -277,7 +285,7 @@ func (f *Fleet) renew(h *holding, timeout time.Duration) renewal {
 	rec.AcquireTime, rec.LeaderTransitions = cur.AcquireTime, cur.LeaderTransitions
 	sent = time.Now()
 	rec.RenewTime = metav1.NewTime(sent)
-	if err := h.lock.Update(ctx, rec); err != nil {
+	if err := h.lock.update(ctx, rec); err != nil {
 		return renewal{err: err}
 	}
 	h.rec = rec
@@ -292,7 +300,7 @@ func (f *Fleet) release(h *holding) bool {
 	defer cancel()
 	rec := releaseRecord(h.rec, time.Now())
 	for range 3 {
-		err := h.lock.Update(ctx, rec)
+		err := h.lock.update(ctx, rec)
 		if err == nil {
 			return true
 		}
@@ -300,7 +308,7 @@ func (f *Fleet) release(h *holding) bool {
 			f.log.Info("cannot release shard; it expires after LeaseDuration", "shard", h.shard, "err", err)
 			return false
 		}
-		cur, _, err := h.lock.Get(ctx)
+		cur, _, err := h.lock.get(ctx)
 		if err != nil || cur.HolderIdentity != f.o.Identity {
 			return false
 		}
