@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"path"
 	"slices"
 	"sort"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/go-logr/logr/testr"
 	"github.com/syncer-gen/syncer-gen/fleet"
+	"github.com/syncer-gen/syncer-gen/internal/testbed"
 )
 
 // interval is one run of a shard's work: [start, end), end being when the
@@ -71,25 +73,35 @@ func (r *recorder) running() map[int][]string {
 // checkOneHolder fails t if two runs of one shard's work overlap in time.
 func (r *recorder) checkOneHolder(t *testing.T) {
 	t.Helper()
-	by := map[int][]interval{}
 	all := r.snapshot()
+	for _, o := range overlaps(all) {
+		t.Error(o)
+	}
+	t.Logf("at most one holder: %d runs of shards' work checked", len(all))
+}
+
+// overlaps describes every pair of runs of one shard's work that overlap.
+func overlaps(all []interval) []string {
+	by := map[int][]interval{}
 	for _, iv := range all {
 		by[iv.shard] = append(by[iv.shard], iv)
 	}
+	var found []string
 	for shard, ivs := range by {
-		sort.Slice(ivs, func(i, j int) bool { return ivs[i].start.Before(ivs[j].start) })
-		var last interval // the run that ends last among those started before
-		for i, iv := range ivs {
-			if i > 0 && (last.end.IsZero() || iv.start.Before(last.end)) {
-				t.Errorf("shard %d has two holders: %s from %s to %s, and %s from %s",
-					shard, last.id, last.start.Format("15:04:05.000"), fmtEnd(last.end), iv.id, iv.start.Format("15:04:05.000"))
-			}
-			if i == 0 || !last.end.IsZero() && (iv.end.IsZero() || iv.end.After(last.end)) {
-				last = iv
+		for i, a := range ivs {
+			for _, b := range ivs[i+1:] {
+				// [a.start, a.end) and [b.start, b.end) meet unless one
+				// ends before (or as) the other starts.
+				aBeforeB := !a.end.IsZero() && !b.start.Before(a.end)
+				bBeforeA := !b.end.IsZero() && !a.start.Before(b.end)
+				if !aBeforeB && !bBeforeA {
+					found = append(found, fmt.Sprintf("shard %d has two holders: %s from %s to %s, and %s from %s to %s", shard,
+						a.id, a.start.Format("15:04:05.000"), fmtEnd(a.end), b.id, b.start.Format("15:04:05.000"), fmtEnd(b.end)))
+				}
 			}
 		}
 	}
-	t.Logf("at most one holder: %d runs of %d shards' work, none overlapping", len(all), len(by))
+	return found
 }
 
 func fmtEnd(t time.Time) string {
@@ -169,6 +181,9 @@ type gate struct {
 	blocked chan struct{}
 	failing bool
 	rt      http.RoundTripper
+	// wrote is when the last write (PUT) to each Lease that succeeded was
+	// sent, by the Lease's name.
+	wrote map[string]time.Time
 }
 
 func (g *gate) wrap(rt http.RoundTripper) http.RoundTripper { g.rt = rt; return g }
@@ -187,7 +202,25 @@ func (g *gate) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, req.Context().Err()
 		}
 	}
-	return g.rt.RoundTrip(req)
+	sent := time.Now()
+	resp, err := g.rt.RoundTrip(req)
+	if err == nil && req.Method == http.MethodPut && resp.StatusCode == http.StatusOK {
+		g.mu.Lock()
+		if g.wrote == nil {
+			g.wrote = map[string]time.Time{}
+		}
+		g.wrote[path.Base(req.URL.Path)] = sent
+		g.mu.Unlock()
+	}
+	return resp, err
+}
+
+// lastWrite returns when the last write to Lease name that succeeded was
+// sent.
+func (g *gate) lastWrite(name string) time.Time {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.wrote[name]
 }
 
 func (g *gate) hang() { g.mu.Lock(); g.blocked = make(chan struct{}); g.mu.Unlock() }
@@ -217,6 +250,7 @@ type cluster struct {
 	opts     fleet.Options // without Identity, Metrics, Logger
 	rec      *recorder
 	newFleet func(o fleet.Options, g *gate) (*fleet.Fleet, error)
+	srv      *testbed.Server // nil on the in-memory store
 
 	mu   sync.Mutex
 	live map[string]*replica
@@ -381,4 +415,22 @@ func (c *cluster) distribution() string {
 		parts = append(parts, fmt.Sprintf("%s=%v", r.id, r.f.Held()))
 	}
 	return strings.Join(parts, " ")
+}
+
+func TestOverlapsFindsTwoHolders(t *testing.T) {
+	at := func(ms int) time.Time { return time.Unix(0, 0).Add(time.Duration(ms) * time.Millisecond) }
+	ok := []interval{{0, "a", at(0), at(10)}, {0, "b", at(10), at(20)}, {0, "a", at(25), time.Time{}}, {1, "b", at(0), time.Time{}}}
+	if o := overlaps(ok); len(o) > 0 {
+		t.Errorf("overlaps(%v) = %v, want none", ok, o)
+	}
+	for _, bad := range [][]interval{
+		{{0, "a", at(0), at(10)}, {0, "b", at(9), at(20)}},
+		{{0, "b", at(9), at(20)}, {0, "a", at(0), at(10)}},
+		{{0, "a", at(0), time.Time{}}, {0, "b", at(5), at(6)}},
+		{{0, "a", at(0), at(100)}, {0, "b", at(5), at(6)}, {0, "c", at(7), at(8)}},
+	} {
+		if len(overlaps(bad)) == 0 {
+			t.Errorf("overlaps(%v) found none", bad)
+		}
+	}
 }
