@@ -3,7 +3,6 @@ package fleet
 import (
 	"context"
 	"errors"
-	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -165,7 +164,6 @@ type view struct {
 	shards  []shardState
 	members []string               // live members, sorted, this replica among them
 	stale   []coordinationv1.Lease // member Leases expired: deleted by whoever sees them
-	holders map[string]int         // identity -> shards its Leases name it the holder of
 	expired map[string]struct{}    // identities holding a shard whose lease expired
 }
 
@@ -173,7 +171,6 @@ type view struct {
 func (f *Fleet) look(items []coordinationv1.Lease, now time.Time) view {
 	v := view{
 		shards:  make([]shardState, f.o.Shards),
-		holders: map[string]int{},
 		expired: map[string]struct{}{},
 	}
 	type member struct {
@@ -198,11 +195,8 @@ func (f *Fleet) look(items []coordinationv1.Lease, now time.Time) view {
 				continue // another shard count's Lease: not ours to judge
 			}
 			v.shards[i] = shardState{exists: true, rec: rec, since: o.since}
-			if h := rec.HolderIdentity; h != "" {
-				v.holders[h]++
-				if expired(rec, o.since, now) {
-					v.expired[h] = struct{}{}
-				}
+			if h := rec.HolderIdentity; h != "" && expired(rec, o.since, now) {
+				v.expired[h] = struct{}{}
 			}
 		case roleMember:
 			members = append(members, member{lease: l, rec: rec, since: o.since})
@@ -254,8 +248,4 @@ func (f *Fleet) look(items []coordinationv1.Lease, now time.Time) view {
 	}
 	slices.Sort(v.members)
 	return v
-}
-
-func (v view) String() string {
-	return fmt.Sprintf("%d members %v", len(v.members), v.members)
 }
