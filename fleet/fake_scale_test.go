@@ -84,3 +84,26 @@ func TestWorkThatReturnsEarlyIsStartedAgain(t *testing.T) {
 		t.Errorf("Run: %v", err)
 	}
 }
+
+// A replica giving shards up (over quota, or stopping) keeps renewing
+// their Leases until their work has returned, however long that takes:
+// here three times LeaseDuration. The newcomer gets them only then.
+func TestSlowWorkKeepsItsShardsUntilItReturns(t *testing.T) {
+	c := newCluster(t, fleet.Options{Name: "slow", Namespace: "default", Shards: 4,
+		LeaseDuration: time.Second, RenewDeadline: 500 * time.Millisecond, RetryPeriod: 100 * time.Millisecond},
+		fakeFleets())
+	c.rec.drain = 3 * time.Second
+	c.start("a")
+	c.waitBalanced(10 * time.Second)
+	joined := time.Now()
+	c.start("b")
+	took := c.waitBalanced(20 * time.Second)
+	if took < c.rec.drain {
+		t.Errorf("b got its shards %s after it joined, before a's work could return (%s)", took, c.rec.drain)
+	}
+	for _, iv := range c.rec.snapshot() {
+		if iv.id == "b" && iv.start.Before(joined.Add(c.rec.drain)) {
+			t.Errorf("b started shard %d %s after it joined, while a's work on it was still returning", iv.shard, iv.start.Sub(joined))
+		}
+	}
+}
