@@ -25,8 +25,8 @@ type Options struct {
 	// (a StatefulSet's pod) takes back at once the shards its Leases still
 	// name it the holder of, as client-go's leader election does.
 	Identity string
-	// Shards is the number of shards, N: shard i is [i, N) of the hash
-	// range the server shards list and watch streams by.
+	// Shards is the number of shards, N; Work is called with shards
+	// 0..N-1 (a syncer watches shard i of N).
 	Shards int
 
 	// LeaseDuration is how long a shard stays held after its holder's last
@@ -132,8 +132,9 @@ type Metrics interface {
 	// included, called after each look at the fleet.
 	Members(n int)
 	// Handover counts a shard acquired by this replica, released by it
-	// (its work stopped first), or lost (not renewed within
-	// RenewDeadline, or found taken: its work stopped first too).
+	// (counted once its work has returned and its Lease was given up), or
+	// lost (not renewed within RenewDeadline, or found taken; counted at
+	// once, as its work is told to stop).
 	Handover(kind Handover)
 	// TookOver observes, for a shard this replica acquired from another,
 	// the time from the previous holder's last renewal (or its release),
