@@ -94,5 +94,7 @@
 //	kubectl -n kube-system get leases -l fleet.syncer-gen.io/name=widget-controller
 //
 // A round costs one LIST of the fleet's Leases and one write of the
-// membership, and each held shard one write per RetryPeriod.
+// membership, and each held shard one write per RetryPeriod. The
+// replicas' service account needs get, list, create, update and delete on
+// leases.coordination.k8s.io in Namespace.
 package fleet

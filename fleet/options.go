@@ -26,7 +26,9 @@ type Options struct {
 	// name it the holder of, as client-go's leader election does.
 	Identity string
 	// Shards is the number of shards, N; Work is called with shards
-	// 0..N-1 (a syncer watches shard i of N).
+	// 0..N-1 (a syncer watches shard i of N). Shard i of 8 and shard i of
+	// 16 cover different objects: to change N, change Name too, so that
+	// replicas of the two versions do not share Leases.
 	Shards int
 
 	// LeaseDuration is how long a shard stays held after its holder's last
