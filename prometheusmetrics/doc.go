@@ -29,4 +29,9 @@
 //
 // The event type and every other label value are lower case ("added",
 // "watchlist", "forbidden", "expired").
+//
+// NewFleet makes, the same way, the collectors of package fleet's
+// Metrics, bound to a fleet by its name (fleet_shards_held,
+// fleet_members, fleet_handovers_total, fleet_takeover_seconds; see
+// FleetMetrics).
 package prometheusmetrics

@@ -1,0 +1,100 @@
+// Package fleet divides N shards among the live replicas of a program
+// through coordination.k8s.io/v1 Leases, so that each replica runs the
+// syncers and workers of its share of shards (issue 20: kube-apiserver
+// 1.36+ shards list and watch streams by a hash range of object UID, and a
+// syncer watches one shard).
+//
+//	f, err := fleet.New(restConfig, fleet.Options{
+//		Name:      "widget-controller", // every replica of the program
+//		Namespace: "kube-system",
+//		Identity:  os.Getenv("POD_NAME"), // unique among live replicas
+//		Shards:    8,
+//		Metrics:   fleetMetrics.For("widget-controller"), // prometheusmetrics.NewFleet
+//		Logger:    logger,
+//	})
+//	...
+//	err = f.Run(ctx, func(ctx context.Context, shard int) error {
+//		// The shard's syncer (runtime.WithShard(shard, 8)) and workers,
+//		// until ctx is done; then return promptly.
+//		set, err := syncerset.New(restConfig)
+//		...
+//		<-ctx.Done()
+//		return nil
+//	})
+//
+// # Guarantees
+//
+// At most one holder: a replica runs a shard's work only while it holds
+// the shard's Lease <Name>-shard-<i>, renewed every RetryPeriod. If it
+// cannot renew within RenewDeadline of the last renewal that succeeded, it
+// cancels the work's context and waits for the work to return; only then
+// does it release the Lease (or, cut off, stop renewing it). Another
+// replica takes a Lease it did not see released only LeaseDuration after it
+// first observed its last version, and that version was written after the
+// holder's RenewDeadline started: the work has LeaseDuration-RenewDeadline
+// to return. Expiry is judged by the time this replica observed a version
+// of a Lease (its resourceVersion), never by comparing the holder's
+// timestamps with its own clock, as client-go's leader election does, so
+// clock skew between machines does not matter; a pause of the holder
+// longer than LeaseDuration-RenewDeadline (a frozen VM) is what it cannot
+// guard against, like leader election.
+//
+// Every shard held: a replica that dies (SIGKILL: no release, no renewal)
+// leaves its Leases to expire; the others take them within LeaseDuration
+// (+ RetryPeriod) of its last renewal. A replica that stops (Run's context
+// ends) deletes its membership, stops its work, waits for it and releases
+// its Leases: the others take its shards in their next round, within a
+// RetryPeriod or so.
+//
+// Balance: each replica renews a membership Lease <Name>-member-<Identity>
+// every RetryPeriod; the live members are those whose membership another
+// replica saw renewed within LeaseDuration (expired ones are deleted, and a
+// member one of whose shards expired counts as gone until it renews its
+// membership again). With K live members sorted by identity, the first
+// N%K have a quota of ceil(N/K) shards, the others floor(N/K). A replica
+// over its quota gives up the shards it prefers least (work stopped and
+// waited for, then the Lease released); a replica under it takes free or
+// expired shards in its own order of preference (rendezvous hashing of
+// identity and shard, so that replicas under quota at once mostly try
+// different shards), at most up to its quota. Quotas depend on the members
+// alone, so replicas that see the same members agree, the quotas add up to
+// N, and the free shards are what the replicas under quota lack: the
+// fleet converges in a round or two after each change, whatever order the
+// replicas act in. Rounds are spread by a jitter of up to a quarter of
+// RetryPeriod, and a replica's first round only joins and looks, so that
+// replicas started together see each other before they take shards.
+//
+// # A worked example: N=8, K=3 -> 4 -> 3 -> 2
+//
+// a, b and c start: quotas 3, 3, 2 (a and b come first by identity). Each
+// takes its quota of free shards, e.g. a=[2 3 7] b=[4 5 6] c=[0 1].
+//
+// d joins: from the next round every replica sees four members, quota 2
+// each. a and b are one over: each stops the work of the shard it prefers
+// least, waits for it, releases its Lease. d, two under, takes the two
+// released shards as they come free: a=[2 3] b=[4 5] c=[0 1] d=[6 7].
+// Two shards moved, the fewest possible.
+//
+// b dies: its Leases (shards 4 and 5) and its membership stop being
+// renewed. LeaseDuration after the others last saw them renewed, shard
+// 4's and 5's Leases have expired; b counts as gone, quotas become a=3 c=3
+// d=2, and a and c take one expired shard each: a=[2 3 5] c=[0 1 4]
+// d=[6 7].
+//
+// d dies: likewise, quotas a=4 c=4, and a and c take d's two shards:
+// a=[2 3 5 7] c=[0 1 4 6].
+//
+// # Leases
+//
+// Every Lease of a fleet has the labels fleet.syncer-gen.io/name=<Name>
+// and fleet.syncer-gen.io/role=shard|member, and its records are client-go
+// leader election's (resourcelock.LeaderElectionRecord), so kubectl shows
+// the holder of each shard:
+//
+//	kubectl -n kube-system get leases -l fleet.syncer-gen.io/name=widget-controller
+//
+// A round costs one LIST of the fleet's Leases and one write of the
+// membership, and each held shard one write per RetryPeriod. The
+// replicas' service account needs get, list, create, update and delete on
+// leases.coordination.k8s.io in Namespace.
+package fleet
