@@ -12,13 +12,21 @@ import (
 // its place in the queue:
 //
 //   - old is the state the handler last received (none: hadOld is false),
-//   - cur is the latest state, or the final one when deleted is set.
+//   - cur is the latest state, or the final one when deleted is set,
+//   - recreated says that old's object is gone and cur is another one under
+//     its name (deleted and created again, or a new UID), so that the
+//     handler is told old is gone, whatever happened to cur after.
 //
 // An object added and deleted before the handler got to it leaves the
 // queue. Resync barriers (OnResyncStarted, OnSync) are nodes too, so that a
-// handler gets OnSync only after every object that came before it; runs of
-// barriers with no object between them are folded. Only the latest error
-// waits for the handler.
+// handler gets OnSync only after every object that came before it; a run
+// of barriers with no object between them is folded to its first and last
+// (see fold), also when the object between two runs leaves the queue, so
+// that a blocked handler holds at most two barriers per object. An
+// inferred deletion is never folded into a node queued before the
+// OnResyncStarted of the resync that inferred it: it waits in a node of its
+// own after that barrier (at most one such node per object and resync).
+// Only the latest error waits for the handler.
 type queue[T Object] struct {
 	mu         sync.Mutex
 	head, tail *node[T]
@@ -33,6 +41,9 @@ type queue[T Object] struct {
 	// reuse: a handler that keeps up then allocates nothing per event.
 	free  *node[T]
 	nfree int
+	// resyncs counts the OnResyncStarted barriers queued: a node whose
+	// resync differs has one of them after it.
+	resyncs uint16
 }
 
 // maxFreeNodes bounds the nodes a queue keeps for reuse (48 bytes each).
@@ -58,6 +69,8 @@ type node[T Object] struct {
 	hadOld     bool
 	deleted    bool
 	how        Deletion
+	recreated  bool   // old's object is gone; cur, if not deleted, is another
+	resync     uint16 // queue.resyncs when the node was queued
 }
 
 // queueClock is the origin of node.since; times are compared on the
@@ -69,14 +82,15 @@ func sinceClock(t time.Time) time.Duration { return t.Sub(queueClock) }
 
 // note is one call to make to a handler.
 type note[T Object] struct {
-	kind    nodeKind
-	old     T
-	cur     T
-	hadOld  bool
-	deleted bool
-	how     Deletion
-	err     error
-	since   time.Duration // since queueClock
+	kind      nodeKind
+	old       T
+	cur       T
+	hadOld    bool
+	deleted   bool
+	recreated bool
+	how       Deletion
+	err       error
+	since     time.Duration // since queueClock
 }
 
 func newQueue[T Object](reported func(depth int)) *queue[T] {
@@ -97,46 +111,92 @@ func (q *queue[T]) report() {
 func (q *queue[T]) object(k Key, prev T, hadPrev bool, cur T, deleted bool, how Deletion, now time.Time) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if n := q.byKey[k]; n != nil {
-		if deleted && !n.hadOld {
-			q.unlink(n) // added and deleted before the handler saw it
-			delete(q.byKey, k)
-			q.release(n)
-			q.report()
-			return
+	n := q.byKey[k]
+	switch {
+	case n != nil && deleted && !n.hadOld:
+		q.remove(n) // added and deleted before the handler saw it
+		delete(q.byKey, k)
+		q.report()
+		return
+	case n != nil && deleted && how == DeletionInferred && n.resync != q.resyncs:
+		// Inferred by a resync whose OnResyncStarted waits after n: the
+		// deletion comes after that barrier, from the state n leaves.
+		prev, hadPrev, n = n.cur, true, nil
+	case n != nil:
+		if !deleted && (n.deleted || otherUID(n.cur, cur)) {
+			n.recreated = true
 		}
 		n.cur, n.deleted, n.how = cur, deleted, how
 		return
-	}
-	if deleted && !hadPrev {
+	case deleted && !hadPrev:
 		return
 	}
-	n := q.alloc()
-	*n = node[T]{kind: nodeObject, old: prev, hadOld: hadPrev, cur: cur, deleted: deleted, how: how, since: sinceClock(now)}
+	n = q.alloc()
+	*n = node[T]{kind: nodeObject, old: prev, hadOld: hadPrev, cur: cur, deleted: deleted, how: how,
+		recreated: hadPrev && !deleted && otherUID(prev, cur), resync: q.resyncs, since: sinceClock(now)}
 	q.byKey[k] = n
 	q.append(n)
 }
 
-// barrier queues OnResyncStarted or OnSync. A barrier that would repeat
-// the one before it is dropped, and so is a resync that changed nothing
-// and started after an OnSync still waiting: [sync, resync] + sync is [sync].
+// otherUID tells whether cur is another object than old under the same
+// name. Objects without a UID (after a transform, in a Driver) are one.
+func otherUID(old, cur Object) bool {
+	return old.GetUID() != "" && cur.GetUID() != "" && old.GetUID() != cur.GetUID()
+}
+
+// barrier queues OnResyncStarted or OnSync, folded into the run of barriers
+// at the tail.
 func (q *queue[T]) barrier(kind nodeKind, now time.Time) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if t := q.tail; t != nil && t.kind != nodeObject {
-		if t.kind == kind {
-			return
-		}
-		if p := t.prev; kind == nodeSync && p != nil && p.kind == nodeSync {
-			q.unlink(t)
-			q.release(t)
-			q.report()
-			return
-		}
-	}
 	n := q.alloc()
 	*n = node[T]{kind: kind, since: sinceClock(now)}
+	if kind == nodeResyncStarted {
+		q.resyncs++
+	}
 	q.append(n)
+	q.fold(n)
+}
+
+// fold shortens the run of barriers around n (with no object between them)
+// to its first and its last barrier, or to the first alone when both are
+// alike: the resyncs in between changed nothing for the handler. A run
+// from one OnResyncStarted to another keeps an OnSync between them, so
+// that a resync under way never holds back the OnSync of one that ended:
+// [sync, resync, sync] is [sync], [resync, sync, resync, sync] is
+// [resync, sync], [resync, sync, resync, sync, resync] is
+// [resync, sync, resync]. q.mu is held.
+func (q *queue[T]) fold(n *node[T]) {
+	if n == nil || n.kind == nodeObject {
+		return
+	}
+	first, last := n, n
+	for first.prev != nil && first.prev.kind != nodeObject {
+		first = first.prev
+	}
+	for last.next != nil && last.next.kind != nodeObject {
+		last = last.next
+	}
+	if first == last {
+		return
+	}
+	keepSync := first.kind == nodeResyncStarted && last.kind == nodeResyncStarted
+	var kept *node[T]
+	for x := first.next; x != last; {
+		next := x.next
+		if keepSync && kept == nil && x.kind == nodeSync {
+			kept = x
+		} else {
+			q.unlink(x)
+			q.release(x)
+		}
+		x = next
+	}
+	if last.kind == first.kind && kept == nil {
+		q.unlink(last)
+		q.release(last)
+	}
+	q.report()
 }
 
 // fail keeps err for the handler, replacing an error not delivered yet.
@@ -163,10 +223,13 @@ func (q *queue[T]) next() (n note[T], ok bool) {
 	}
 	q.unlink(h)
 	if h.kind == nodeObject {
-		delete(q.byKey, KeyOf(h.cur))
+		if k := KeyOf(h.cur); q.byKey[k] == h { // not when a later node of k took its place
+			delete(q.byKey, k)
+		}
 	}
 	q.report()
-	n = note[T]{kind: h.kind, old: h.old, cur: h.cur, hadOld: h.hadOld, deleted: h.deleted, how: h.how, since: h.since}
+	n = note[T]{kind: h.kind, old: h.old, cur: h.cur, hadOld: h.hadOld, deleted: h.deleted, how: h.how,
+		recreated: h.recreated, since: h.since}
 	q.release(h)
 	return n, true
 }
@@ -219,6 +282,17 @@ func (q *queue[T]) append(n *node[T]) {
 	q.depth++
 	q.report()
 	q.signal()
+}
+
+// remove takes n out of the queue for good, folding the barriers it
+// separated. q.mu is held; the caller reports.
+func (q *queue[T]) remove(n *node[T]) {
+	prev := n.prev
+	q.unlink(n)
+	q.release(n)
+	if prev != nil {
+		q.fold(prev)
+	}
 }
 
 func (q *queue[T]) unlink(n *node[T]) {

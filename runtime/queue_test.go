@@ -272,3 +272,110 @@ func TestRunWaitsForARemovedHandlersCall(t *testing.T) {
 		t.Fatalf("Run: %v, handler returned: %v", err, returned.Load())
 	}
 }
+
+// blockedLog is a log whose handler blocks in its first OnUpdate of
+// "block" until release is closed, and whose OnDelete says how.
+func blockedLog(l *log, release chan struct{}) Handler[*corev1.ConfigMap] {
+	h := l.handler().(HandlerFuncs[*corev1.ConfigMap])
+	upd := h.UpdateFunc
+	h.UpdateFunc = func(old, o *corev1.ConfigMap) {
+		if o.Name == "block" {
+			<-release
+		}
+		upd(old, o)
+	}
+	h.DeleteFunc = func(o *corev1.ConfigMap, how Deletion) {
+		s := "delete " + o.Name + "@" + o.ResourceVersion
+		if how == DeletionInferred {
+			s += " inferred"
+		}
+		l.calls = append(l.calls, s)
+	}
+	return h
+}
+
+// A handler behind on one name through delete u1, create u2, delete u2 is
+// told that u1, which it holds, is gone (in the state it holds: inferred),
+// and nothing of u2, which it never received. Without UIDs (after a
+// transform), a delete and a create folded are still a delete and an add.
+func TestFoldedRecreationsTellOfTheObjectTheHandlerHolds(t *testing.T) {
+	uid := func(o *corev1.ConfigMap, u string) *corev1.ConfigMap { o.UID = types.UID(u); return o }
+	s, d := NewDriver[*corev1.ConfigMap](Resource{})
+	d.Add(uid(cm("a", "1"), "u1"), cm("b", "1"), uid(cm("block", "1"), "u3"))
+	release := make(chan struct{})
+	var l log
+	s.AddHandler(blockedLog(&l, release))
+	d.Wait()
+	l.take()
+	d.s.cache.upsert(uid(cm("block", "2"), "u3"))
+	d.s.cache.delete(uid(cm("a", "2"), "u1"))
+	d.s.cache.upsert(uid(cm("a", "3"), "u2"))
+	d.s.cache.delete(uid(cm("a", "4"), "u2"))
+	d.s.cache.delete(cm("b", "2")) // no UIDs
+	d.s.cache.upsert(cm("b", "3"))
+	close(release)
+	d.Wait()
+	if got, want := l.take(), "update block@1>2, delete a@1 inferred, delete b@1 inferred, add b@3"; got != want {
+		t.Fatalf("\n got %s\nwant %s", got, want)
+	}
+}
+
+// A blocked handler's queue holds a bounded number of barriers however
+// many resyncs come, also when the object between two of them leaves the
+// queue (added and deleted before the handler saw it); what it gets once
+// released is still well formed: resync, then sync.
+func TestBlockedHandlersBarriersStayBounded(t *testing.T) {
+	q := newQueue[*corev1.ConfigMap](nil)
+	now := time.Now()
+	var none *corev1.ConfigMap
+	a, b := cm("a", "1"), cm("b", "1")
+	q.object(KeyOf(a), a, true, a, false, DeletionObserved, now) // behind on 2 objects
+	q.object(KeyOf(b), b, true, b, false, DeletionObserved, now)
+	for i := range 1000 {
+		x := cm(fmt.Sprint("x", i), "1")
+		q.barrier(nodeResyncStarted, now)
+		q.object(KeyOf(x), none, false, x, false, DeletionObserved, now)
+		q.barrier(nodeSync, now)
+		q.object(KeyOf(x), x, true, x, true, DeletionInferred, now) // gone again
+		if n := q.len(); n > 5 {
+			t.Fatalf("after %d resyncs %d calls pending for a handler behind on 2 objects", i+1, n)
+		}
+	}
+	var got []string
+	for n, ok := q.next(); ok; n, ok = q.next() {
+		switch n.kind {
+		case nodeResyncStarted:
+			got = append(got, "resync")
+		case nodeSync:
+			got = append(got, "sync")
+		default:
+			got = append(got, n.cur.Name)
+		}
+	}
+	if fmt.Sprint(got) != "[a b resync sync]" {
+		t.Fatalf("got %v", got)
+	}
+}
+
+// An object deleted by a resync is told after that resync's
+// OnResyncStarted, also when the handler still has an update of it
+// waiting from before the resync.
+func TestInferredDeletionComesAfterItsResyncStarted(t *testing.T) {
+	s, d := NewDriver[*corev1.ConfigMap](Resource{})
+	d.Add(cm("a", "1"), cm("block", "1"))
+	release := make(chan struct{})
+	var l log
+	s.AddHandler(blockedLog(&l, release))
+	d.Wait()
+	l.take()
+	d.s.cache.upsert(cm("block", "2"))
+	d.s.cache.upsert(cm("a", "2")) // waits behind block
+	d.s.cache.beginResync()
+	d.s.cache.upsert(cm("block", "2")) // a is not seen again
+	d.s.cache.finishResync("3")
+	close(release)
+	d.Wait()
+	if got, want := l.take(), "update block@1>2, update a@1>2, resync, delete a@2 inferred, sync"; got != want {
+		t.Fatalf("\n got %s\nwant %s", got, want)
+	}
+}

@@ -138,18 +138,14 @@ func (d *dispatcher[T]) deliver(n note[T]) {
 		d.h.OnSync()
 	case !n.hadOld:
 		d.h.OnAdd(n.cur)
+	case n.deleted && n.recreated: // the object the handler holds went first
+		d.h.OnDelete(n.old, DeletionInferred)
 	case n.deleted:
 		d.h.OnDelete(n.cur, n.how)
-	case recreated(n.old, n.cur):
+	case n.recreated:
 		d.h.OnDelete(n.old, DeletionInferred)
 		d.h.OnAdd(n.cur)
 	default:
 		d.h.OnUpdate(n.old, n.cur)
 	}
-}
-
-// recreated tells whether cur is a new object under old's name: deleted
-// and created again while the handler was behind.
-func recreated(old, cur Object) bool {
-	return old.GetUID() != "" && cur.GetUID() != "" && old.GetUID() != cur.GetUID()
 }
