@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash"
 	"hash/crc32"
 	"io"
 	"os"
@@ -207,6 +206,12 @@ var errSnapshotMissing = errors.New("no snapshot file")
 // readSnapshot reads the snapshot at path, checking that it belongs to
 // want, and returns its objects and header. Any error means that nothing
 // in the file may be used.
+//
+// The file is read twice: first to check its checksum, so that nothing in
+// a damaged or crafted file is decoded, then to decode it. What it
+// allocates is bounded by its size: no frame may claim more bytes than the
+// file has left, and the objects reserved are at most one per two bytes
+// left (an object frame takes at least two).
 func readSnapshot[T Object](path string, want snapshotHeader, codec objectCodec[T]) ([]T, snapshotHeader, error) {
 	var hdr snapshotHeader
 	f, err := os.Open(path)
@@ -217,17 +222,22 @@ func readSnapshot[T Object](path string, want snapshotHeader, codec objectCodec[
 		return nil, hdr, err
 	}
 	defer f.Close()
-	crc := crc32.New(crcTable)
-	in := bufio.NewReaderSize(f, 256<<10)
-	r := &crcReader{r: in, crc: crc}
+	size, err := checkSum(f)
+	if err != nil {
+		return nil, hdr, err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, hdr, err
+	}
+	r := &frameReader{r: bufio.NewReaderSize(io.LimitReader(f, size), int(min(size, 256<<10))), left: size}
 	magic := make([]byte, len(snapshotMagic))
-	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != snapshotMagic {
+	if err := r.full(magic); err != nil || string(magic) != snapshotMagic {
 		return nil, hdr, errors.New("not a syncer-gen snapshot")
 	}
-	if v, err := binary.ReadUvarint(r); err != nil || v != snapshotFormat {
+	if v, err := r.uvarint(); err != nil || v != snapshotFormat {
 		return nil, hdr, fmt.Errorf("snapshot format %d, this runtime reads format %d", v, snapshotFormat)
 	}
-	head, err := readFrame(r, maxHeaderLength, nil)
+	head, err := r.frame(maxHeaderLength, nil)
 	if err != nil {
 		return nil, hdr, fmt.Errorf("header: %w", err)
 	}
@@ -238,18 +248,21 @@ func readSnapshot[T Object](path string, want snapshotHeader, codec objectCodec[
 	if m := hdr.mismatch(want); m != "" {
 		return nil, hdr, fmt.Errorf("saved for another syncer: %s", m)
 	}
-	if hdr.Objects < 0 {
-		return nil, hdr, fmt.Errorf("header counts %d objects", hdr.Objects)
+	if hdr.Objects < 0 || int64(hdr.Objects) > r.left/2 {
+		return nil, hdr, fmt.Errorf("header counts %d objects in %d bytes", hdr.Objects, r.left)
 	}
-	objs := make([]T, 0, min(hdr.Objects, 1<<20))
+	objs := make([]T, 0, hdr.Objects)
 	var buf []byte
 	for {
-		b, err := readFrame(r, maxObjectLength, buf)
+		b, err := r.frame(maxObjectLength, buf)
 		if err != nil {
 			return nil, hdr, fmt.Errorf("object %d: %w", len(objs)+1, err)
 		}
 		if len(b) == 0 {
 			break
+		}
+		if len(objs) == hdr.Objects {
+			return nil, hdr, fmt.Errorf("more objects than the %d the header counts", hdr.Objects)
 		}
 		buf = b
 		o, err := codec.decode(b)
@@ -261,35 +274,86 @@ func readSnapshot[T Object](path string, want snapshotHeader, codec objectCodec[
 	if len(objs) != hdr.Objects {
 		return nil, hdr, fmt.Errorf("%d objects, the header counts %d", len(objs), hdr.Objects)
 	}
-	sum := crc.Sum32()
-	var stored uint32
-	if err := binary.Read(in, binary.BigEndian, &stored); err != nil {
-		return nil, hdr, fmt.Errorf("checksum: %w", unexpectedEOF(err))
-	}
-	if stored != sum {
-		return nil, hdr, fmt.Errorf("checksum %08x, the content sums to %08x", stored, sum)
-	}
-	if _, err := in.ReadByte(); err != io.EOF {
-		return nil, hdr, errors.New("bytes after the checksum")
+	if r.left != 0 {
+		return nil, hdr, errors.New("bytes after the objects")
 	}
 	return objs, hdr, nil
 }
 
-// readFrame reads one length-prefixed frame into buf (grown as needed).
-func readFrame(r *crcReader, limit uint64, buf []byte) ([]byte, error) {
-	n, err := binary.ReadUvarint(r)
+// checkSum checks the CRC-32C that ends f against every byte before it and
+// returns how many bytes that is.
+func checkSum(f *os.File) (int64, error) {
+	st, err := f.Stat()
 	if err != nil {
-		return nil, unexpectedEOF(err)
+		return 0, err
+	}
+	size := st.Size() - 4
+	if size < int64(len(snapshotMagic)) {
+		return 0, errors.New("not a syncer-gen snapshot")
+	}
+	crc := crc32.New(crcTable)
+	if _, err := io.CopyN(crc, f, size); err != nil {
+		return 0, fmt.Errorf("checksum: %w", unexpectedEOF(err))
+	}
+	var stored uint32
+	if err := binary.Read(f, binary.BigEndian, &stored); err != nil {
+		return 0, fmt.Errorf("checksum: %w", unexpectedEOF(err))
+	}
+	if sum := crc.Sum32(); stored != sum {
+		return 0, fmt.Errorf("checksum %08x, the content sums to %08x", stored, sum)
+	}
+	var one [1]byte
+	if n, _ := f.Read(one[:]); n != 0 { // the file grew while being read
+		return 0, errors.New("bytes after the checksum")
+	}
+	return size, nil
+}
+
+// frameReader reads the checked part of a snapshot, knowing how many bytes
+// of it are left.
+type frameReader struct {
+	r    *bufio.Reader
+	left int64
+}
+
+func (r *frameReader) ReadByte() (byte, error) {
+	b, err := r.r.ReadByte()
+	if err == nil {
+		r.left--
+	}
+	return b, err
+}
+
+func (r *frameReader) uvarint() (uint64, error) {
+	n, err := binary.ReadUvarint(r)
+	return n, unexpectedEOF(err)
+}
+
+func (r *frameReader) full(b []byte) error {
+	n, err := io.ReadFull(r.r, b)
+	r.left -= int64(n)
+	return unexpectedEOF(err)
+}
+
+// frame reads one length-prefixed frame into buf (grown as needed), of at
+// most limit bytes and never more than the file has left.
+func (r *frameReader) frame(limit uint64, buf []byte) ([]byte, error) {
+	n, err := r.uvarint()
+	if err != nil {
+		return nil, err
 	}
 	if n > limit {
 		return nil, fmt.Errorf("length %d over the limit of %d", n, limit)
+	}
+	if n > uint64(r.left) {
+		return nil, fmt.Errorf("length %d, %d bytes left", n, r.left)
 	}
 	if uint64(cap(buf)) < n {
 		buf = make([]byte, n)
 	}
 	buf = buf[:n]
-	if _, err := io.ReadFull(r, buf); err != nil {
-		return nil, unexpectedEOF(err)
+	if err := r.full(buf); err != nil {
+		return nil, err
 	}
 	return buf, nil
 }
@@ -299,26 +363,4 @@ func unexpectedEOF(err error) error {
 		return io.ErrUnexpectedEOF
 	}
 	return err
-}
-
-// crcReader sums what is read through it.
-type crcReader struct {
-	r   *bufio.Reader
-	crc hash.Hash32
-	one [1]byte
-}
-
-func (c *crcReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.crc.Write(p[:n])
-	return n, err
-}
-
-func (c *crcReader) ReadByte() (byte, error) {
-	b, err := c.r.ReadByte()
-	if err == nil {
-		c.one[0] = b
-		c.crc.Write(c.one[:])
-	}
-	return b, err
 }

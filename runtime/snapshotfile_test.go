@@ -1,10 +1,14 @@
 package runtime
 
 import (
+	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"slices"
 	"testing"
 
@@ -167,4 +171,104 @@ func TestSnapshotWriteIsAtomic(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("files left: %v", entries)
 	}
+}
+
+// snapshotBody is a snapshot file without its checksum; sealed adds it.
+func snapshotBody(t testing.TB, n int) []byte {
+	path := filepath.Join(t.TempDir(), "s")
+	if err := writeSnapshot(path, testHeader(), codecFor[*corev1.ConfigMap](testConfigMaps), testObjects(n)); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b[:len(b)-4]
+}
+
+func sealed(body []byte) []byte {
+	return binary.BigEndian.AppendUint32(slices.Clone(body), crc32.Checksum(body, crcTable))
+}
+
+// crafted returns a snapshot whose checksum is right and whose header
+// claims objects objects, followed by a frame claiming length bytes.
+func crafted(t testing.TB, objects int, length uint64) []byte {
+	h := testHeader()
+	h.Objects, h.Encoding = objects, "protobuf"
+	head, err := json.Marshal(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := binary.AppendUvarint([]byte(snapshotMagic), snapshotFormat)
+	b = append(binary.AppendUvarint(b, uint64(len(head))), head...)
+	b = binary.AppendUvarint(b, length)
+	return sealed(append(b, "0123456789"...))
+}
+
+// readAllocates reads a snapshot file holding b and returns the bytes the
+// read allocated.
+func readAllocates(t testing.TB, b []byte) (uint64, error) {
+	path := filepath.Join(t.TempDir(), "s")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	codec := codecFor[*corev1.ConfigMap](testConfigMaps)
+	var before, after goruntime.MemStats
+	goruntime.ReadMemStats(&before)
+	_, _, err := readSnapshot(path, testHeader(), codec)
+	goruntime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc, err
+}
+
+// allocBound is what reading n bytes of snapshot may allocate: a small
+// multiple of n, plus the reader's fixed costs.
+func allocBound(n int) uint64 { return 32*uint64(n) + 64<<10 }
+
+// A crafted file (a right checksum, a frame or an object count claiming
+// more than the file holds) is refused without allocating what it claims.
+func TestSnapshotReadAllocatesWhatTheFileHolds(t *testing.T) {
+	for name, b := range map[string][]byte{
+		"frame of 256 MiB": crafted(t, 1, maxObjectLength),
+		"frame of 2^62":    crafted(t, 1, 1<<62),
+		"2^30 objects":     crafted(t, 1<<30, 5),
+	} {
+		got, err := readAllocates(t, b)
+		if err == nil {
+			t.Errorf("%s: no error", name)
+		}
+		if got > allocBound(len(b)) {
+			t.Errorf("%s: %d bytes of file allocated %d bytes", name, len(b), got)
+		}
+	}
+}
+
+// Nothing of a file whose checksum is wrong is decoded.
+func TestSnapshotDecodesNothingBeforeTheChecksum(t *testing.T) {
+	b := sealed(snapshotBody(t, 3))
+	b[len(b)-1] ^= 1
+	path := filepath.Join(t.TempDir(), "s")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	codec := codecFor[*corev1.ConfigMap](testConfigMaps)
+	decoded := 0
+	decode := codec.decode
+	codec.decode = func(b []byte) (*corev1.ConfigMap, error) { decoded++; return decode(b) }
+	if _, _, err := readSnapshot(path, testHeader(), codec); err == nil || decoded != 0 {
+		t.Fatalf("err %v, %d objects decoded; want an error and none", err, decoded)
+	}
+}
+
+// No snapshot of n bytes, with a right checksum, makes the reader
+// allocate more than a small multiple of n, nor panic.
+func FuzzSnapshotReadAllocation(f *testing.F) {
+	f.Add(snapshotBody(f, 3))
+	f.Add(snapshotBody(f, 0))
+	f.Add(crafted(f, 1, maxObjectLength))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		b := sealed(body)
+		if got, _ := readAllocates(t, b); got > allocBound(len(b)) {
+			t.Fatalf("%d bytes of file allocated %d bytes", len(b), got)
+		}
+	})
 }
