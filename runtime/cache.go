@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/syncer-gen/syncer-gen/runtime/internal/handlerqueue"
 )
 
 // cache applies events to a Store and queues them for each handler. It
@@ -64,21 +66,21 @@ func (c *cache[T]) addHandler(h Handler[T], opts []HandlerOption) *Registration 
 		o(reg)
 	}
 	name, metrics := reg.name, c.cfg.metrics
-	q := newQueue[T](func(depth int) { metrics.HandlerQueueDepth(name, depth) })
-	reg.pending = q.len
+	q := handlerqueue.New(func(o T) Key { return KeyOf(o) }, func(depth int) { metrics.HandlerQueueDepth(name, depth) })
+	reg.pending = q.Len
 	d := &dispatcher[T]{reg: reg, h: h, q: q, metrics: c.cfg.metrics,
 		log: c.cfg.logger.WithValues("resource", c.cfg.resource)}
 	reg.detach = func() { c.removeHandler(d) }
 	now := time.Now()
 	if c.inResync {
-		q.barrier(nodeResyncStarted, now)
+		q.Barrier(handlerqueue.ResyncStarted, now)
 	}
 	var zero T
 	for _, o := range c.store.List() {
-		q.object(KeyOf(o), zero, false, o, false, DeletionObserved, now)
+		q.Change(zero, false, o, false, false, now)
 	}
 	if c.synced.Load() && !c.inResync {
-		q.barrier(nodeSync, now)
+		q.Barrier(handlerqueue.Synced, now)
 	}
 	c.handlers = append(c.handlers, d)
 	c.running.Go(func() { d.run(c.stop) })
@@ -129,7 +131,7 @@ func (c *cache[T]) beginResync() bool {
 	c.inResync = true
 	now := time.Now()
 	for _, d := range c.handlers {
-		d.q.barrier(nodeResyncStarted, now)
+		d.q.Barrier(handlerqueue.ResyncStarted, now)
 	}
 	return true
 }
@@ -282,7 +284,7 @@ func (c *cache[T]) finishResync(rv string) {
 	}
 	now := time.Now()
 	for _, d := range c.handlers {
-		d.q.barrier(nodeSync, now)
+		d.q.Barrier(handlerqueue.Synced, now)
 	}
 }
 
@@ -290,7 +292,7 @@ func (c *cache[T]) finishResync(rv string) {
 func (c *cache[T]) notify(k Key, prev T, hadPrev bool, cur T, deleted bool, how Deletion) {
 	now := time.Now()
 	for _, d := range c.handlers {
-		d.q.object(k, prev, hadPrev, cur, deleted, how, now)
+		d.q.Change(prev, hadPrev, cur, deleted, how == DeletionInferred, now)
 	}
 }
 
@@ -299,7 +301,7 @@ func (c *cache[T]) fail(err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, d := range c.handlers {
-		d.q.fail(err)
+		d.q.Fail(err)
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-	"unsafe"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -93,39 +92,6 @@ func TestFoldedUpdatesDeletesAndRecreation(t *testing.T) {
 	}
 }
 
-// OnSync is a barrier: a handler gets it after every object of the
-// snapshot, and only once for resyncs that changed nothing meanwhile.
-func TestSyncIsABarrier(t *testing.T) {
-	q := newQueue[*corev1.ConfigMap](nil)
-	now := time.Now()
-	var none *corev1.ConfigMap
-	q.barrier(nodeResyncStarted, now)
-	q.object(Key{"ns", "a"}, none, false, cm("a", "1"), false, DeletionObserved, now)
-	q.barrier(nodeSync, now)
-	q.barrier(nodeResyncStarted, now)
-	q.barrier(nodeSync, now) // an empty resync while the handler is behind
-	q.barrier(nodeSync, now)
-	q.object(Key{"ns", "a"}, none, false, cm("a", "2"), false, DeletionObserved, now) // folded before the sync
-	var got []string
-	for {
-		n, ok := q.next()
-		if !ok {
-			break
-		}
-		switch n.kind {
-		case nodeResyncStarted:
-			got = append(got, "resync")
-		case nodeSync:
-			got = append(got, "sync")
-		default:
-			got = append(got, "add "+n.cur.ResourceVersion)
-		}
-	}
-	if fmt.Sprint(got) != "[resync add 2 sync]" {
-		t.Fatalf("got %v", got)
-	}
-}
-
 // A handler may remove itself, add another handler and read the store from
 // inside a call; a panicking handler keeps getting events.
 func TestHandlersMayCallBackAndPanic(t *testing.T) {
@@ -180,67 +146,6 @@ func TestWaitForSyncWaitsForHandlers(t *testing.T) {
 	close(release)
 	if err := s.WaitForSync(context.Background()); err != nil || !reg.HasSynced() {
 		t.Fatalf("WaitForSync = %v, handler synced %v", err, reg.HasSynced())
-	}
-}
-
-// Depth reports are made under the queue's lock, in the order of the
-// changes: once drained, the last one says 0.
-func TestQueueDepthReportsFollowChanges(t *testing.T) {
-	var reports []int
-	q := newQueue[*corev1.ConfigMap](func(n int) { reports = append(reports, n) })
-	now := time.Now()
-	var none *corev1.ConfigMap
-	q.object(Key{"ns", "a"}, none, false, cm("a", "1"), false, DeletionObserved, now)
-	q.object(Key{"ns", "b"}, none, false, cm("b", "1"), false, DeletionObserved, now)
-	q.object(Key{"ns", "b"}, none, false, cm("b", "2"), true, DeletionObserved, now) // never seen: gone
-	q.fail(errors.New("x"))
-	for _, ok := q.next(); ok; _, ok = q.next() {
-	}
-	if fmt.Sprint(reports) != "[1 2 1 2 1 0]" {
-		t.Fatalf("depth reports %v", reports)
-	}
-}
-
-// A queue holds a node per object for a handler that is behind (or added
-// before the sync): keep it in the 48-byte size class.
-func TestQueueNodeIsSmall(t *testing.T) {
-	if n := unsafe.Sizeof(node[*corev1.ConfigMap]{}); n > 48 {
-		t.Errorf("queue node is %d bytes, want at most 48", n)
-	}
-}
-
-// Delivered nodes are reused: a handler that keeps up costs no allocation
-// per event, and a queue keeps at most maxFreeNodes for reuse, holding no
-// object.
-func TestQueueReusesNodes(t *testing.T) {
-	q := newQueue[*corev1.ConfigMap](nil)
-	obj, now := cm("a", "1"), time.Now()
-	if allocs := testing.AllocsPerRun(100, func() {
-		q.object(KeyOf(obj), nil, false, obj, false, DeletionObserved, now)
-		if _, ok := q.next(); !ok {
-			t.Fatal("nothing queued")
-		}
-	}); allocs != 0 {
-		t.Errorf("%v allocations per event", allocs)
-	}
-	for i := range 2 * maxFreeNodes {
-		o := cm(fmt.Sprint("o", i), "1")
-		q.object(KeyOf(o), nil, false, o, false, DeletionObserved, now)
-	}
-	for range 2 * maxFreeNodes {
-		if _, ok := q.next(); !ok {
-			t.Fatal("lost a node")
-		}
-	}
-	n := 0
-	for f := q.free; f != nil; f = f.next {
-		if f.cur != nil || f.old != nil {
-			t.Fatal("a free node holds an object")
-		}
-		n++
-	}
-	if n != maxFreeNodes || q.nfree != n {
-		t.Errorf("%d free nodes (counted %d), want %d", n, q.nfree, maxFreeNodes)
 	}
 }
 
@@ -317,43 +222,6 @@ func TestFoldedRecreationsTellOfTheObjectTheHandlerHolds(t *testing.T) {
 	d.Wait()
 	if got, want := l.take(), "update block@1>2, delete a@1 inferred, delete b@1 inferred, add b@3"; got != want {
 		t.Fatalf("\n got %s\nwant %s", got, want)
-	}
-}
-
-// A blocked handler's queue holds a bounded number of barriers however
-// many resyncs come, also when the object between two of them leaves the
-// queue (added and deleted before the handler saw it); what it gets once
-// released is still well formed: resync, then sync.
-func TestBlockedHandlersBarriersStayBounded(t *testing.T) {
-	q := newQueue[*corev1.ConfigMap](nil)
-	now := time.Now()
-	var none *corev1.ConfigMap
-	a, b := cm("a", "1"), cm("b", "1")
-	q.object(KeyOf(a), a, true, a, false, DeletionObserved, now) // behind on 2 objects
-	q.object(KeyOf(b), b, true, b, false, DeletionObserved, now)
-	for i := range 1000 {
-		x := cm(fmt.Sprint("x", i), "1")
-		q.barrier(nodeResyncStarted, now)
-		q.object(KeyOf(x), none, false, x, false, DeletionObserved, now)
-		q.barrier(nodeSync, now)
-		q.object(KeyOf(x), x, true, x, true, DeletionInferred, now) // gone again
-		if n := q.len(); n > 5 {
-			t.Fatalf("after %d resyncs %d calls pending for a handler behind on 2 objects", i+1, n)
-		}
-	}
-	var got []string
-	for n, ok := q.next(); ok; n, ok = q.next() {
-		switch n.kind {
-		case nodeResyncStarted:
-			got = append(got, "resync")
-		case nodeSync:
-			got = append(got, "sync")
-		default:
-			got = append(got, n.cur.Name)
-		}
-	}
-	if fmt.Sprint(got) != "[a b resync sync]" {
-		t.Fatalf("got %v", got)
 	}
 }
 

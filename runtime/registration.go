@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+
+	"github.com/syncer-gen/syncer-gen/runtime/internal/handlerqueue"
 )
 
 // Registration is a handler added to a Syncer, as returned by AddHandler.
@@ -78,7 +80,7 @@ func (r *Registration) Done() <-chan struct{} { return r.done }
 type dispatcher[T Object] struct {
 	reg     *Registration
 	h       Handler[T]
-	q       *queue[T]
+	q       *handlerqueue.Queue[Key, T]
 	metrics Metrics
 	log     logr.Logger
 }
@@ -95,11 +97,11 @@ func (d *dispatcher[T]) run(stop <-chan struct{}) {
 		default:
 		}
 		d.reg.busy.Store(true)
-		n, ok := d.q.next()
+		n, ok := d.q.Next()
 		if !ok {
 			d.reg.busy.Store(false)
 			select {
-			case <-d.q.wake:
+			case <-d.q.Wake():
 			case <-d.reg.removed:
 				return
 			case <-stop:
@@ -114,7 +116,7 @@ func (d *dispatcher[T]) run(stop <-chan struct{}) {
 
 // deliver makes one call. A panic in the handler is logged and counted,
 // and the handler gets its next call as usual: the stream does not stop.
-func (d *dispatcher[T]) deliver(n note[T]) {
+func (d *dispatcher[T]) deliver(n handlerqueue.Call[T]) {
 	started := time.Now()
 	defer func() {
 		if p := recover(); p != nil {
@@ -122,30 +124,32 @@ func (d *dispatcher[T]) deliver(n note[T]) {
 			d.log.Error(fmt.Errorf("%v", p), "handler panicked; it keeps getting events",
 				"handler", d.reg.name, "stack", string(debug.Stack()))
 		}
-		if n.err == nil && n.kind == nodeSync {
+		if n.Err == nil && n.Kind == handlerqueue.Synced {
 			d.reg.syncedOnce.Do(func() { close(d.reg.synced) })
 		}
-		if n.err == nil {
-			d.metrics.HandlerCalled(d.reg.name, sinceClock(started)-n.since, time.Since(started))
+		if n.Err == nil {
+			d.metrics.HandlerCalled(d.reg.name, handlerqueue.Since(started)-n.Since, time.Since(started))
 		}
 	}()
 	switch {
-	case n.err != nil:
-		d.h.OnError(n.err)
-	case n.kind == nodeResyncStarted:
+	case n.Err != nil:
+		d.h.OnError(n.Err)
+	case n.Kind == handlerqueue.ResyncStarted:
 		d.h.OnResyncStarted()
-	case n.kind == nodeSync:
+	case n.Kind == handlerqueue.Synced:
 		d.h.OnSync()
-	case !n.hadOld:
-		d.h.OnAdd(n.cur)
-	case n.deleted && n.recreated: // the object the handler holds went first
-		d.h.OnDelete(n.old, DeletionInferred)
-	case n.deleted:
-		d.h.OnDelete(n.cur, n.how)
-	case n.recreated:
-		d.h.OnDelete(n.old, DeletionInferred)
-		d.h.OnAdd(n.cur)
+	case !n.HadOld:
+		d.h.OnAdd(n.Cur)
+	case n.Deleted && n.Recreated: // the object the handler holds went first
+		d.h.OnDelete(n.Old, DeletionInferred)
+	case n.Deleted && n.Inferred:
+		d.h.OnDelete(n.Cur, DeletionInferred)
+	case n.Deleted:
+		d.h.OnDelete(n.Cur, DeletionObserved)
+	case n.Recreated:
+		d.h.OnDelete(n.Old, DeletionInferred)
+		d.h.OnAdd(n.Cur)
 	default:
-		d.h.OnUpdate(n.old, n.cur)
+		d.h.OnUpdate(n.Old, n.Cur)
 	}
 }

@@ -1,36 +1,23 @@
-package runtime
+package handlerqueue
 
 import (
 	"sync"
 	"time"
+
+	"k8s.io/apimachinery/pkg/types"
 )
 
-// queue holds what one handler has yet to receive. It never blocks the
-// Syncer: pushes only link nodes. Its size is bounded by the number of
-// objects, not by the event rate, because the events of one object that
-// the handler has not received yet are folded into one node, which keeps
-// its place in the queue:
-//
-//   - old is the state the handler last received (none: hadOld is false),
-//   - cur is the latest state, or the final one when deleted is set,
-//   - recreated says that old's object is gone and cur is another one under
-//     its name (deleted and created again, or a new UID), so that the
-//     handler is told old is gone, whatever happened to cur after.
-//
-// An object added and deleted before the handler got to it leaves the
-// queue. Resync barriers (OnResyncStarted, OnSync) are nodes too, so that a
-// handler gets OnSync only after every object that came before it; a run
-// of barriers with no object between them is folded to its first and last
-// (see fold), also when the object between two runs leaves the queue, so
-// that a blocked handler holds at most two barriers per object. An
-// inferred deletion is never folded into a node queued before the
-// OnResyncStarted of the resync that inferred it: it waits in a node of its
-// own after that barrier (at most one such node per object and resync).
-// Only the latest error waits for the handler.
-type queue[T Object] struct {
+// Object is what the queue needs of an object: its UID, to tell a
+// recreated object from an updated one.
+type Object interface{ GetUID() types.UID }
+
+// Queue holds what one handler has yet to receive, per object key K. Its
+// nodes are folded as the package documentation says; New makes one.
+type Queue[K comparable, T Object] struct {
 	mu         sync.Mutex
 	head, tail *node[T]
-	byKey      map[Key]*node[T]
+	key        func(T) K
+	byKey      map[K]*node[T]
 	depth      int
 	err        error // latest error not yet delivered
 	wake       chan struct{}
@@ -49,12 +36,13 @@ type queue[T Object] struct {
 // maxFreeNodes bounds the nodes a queue keeps for reuse (48 bytes each).
 const maxFreeNodes = 256
 
-type nodeKind uint8
+// Kind says what a Call is.
+type Kind uint8
 
 const (
-	nodeObject nodeKind = iota
-	nodeResyncStarted
-	nodeSync
+	Change        Kind = iota // an object was added, updated or deleted
+	ResyncStarted             // a resync began
+	Synced                    // the store holds the server's state
 )
 
 // node is one call waiting. It is kept small (48 bytes with pointer-sized
@@ -65,50 +53,54 @@ type node[T Object] struct {
 	prev, next *node[T]
 	old, cur   T
 	since      time.Duration // since queueClock: when the first event folded into this node arrived
-	kind       nodeKind
+	kind       Kind
 	hadOld     bool
 	deleted    bool
-	how        Deletion
+	inferred   bool   // a deletion the handler is told of without its final state
 	recreated  bool   // old's object is gone; cur, if not deleted, is another
 	resync     uint16 // queue.resyncs when the node was queued
 }
 
-// queueClock is the origin of node.since; times are compared on the
-// monotonic clock.
-var queueClock = time.Now()
+// clock is the origin of node.since; times are compared on the monotonic
+// clock.
+var clock = time.Now()
 
-// sinceClock returns t as an offset from queueClock.
-func sinceClock(t time.Time) time.Duration { return t.Sub(queueClock) }
+// Since returns t as the offset Call.Since is given in.
+func Since(t time.Time) time.Duration { return t.Sub(clock) }
 
-// note is one call to make to a handler.
-type note[T Object] struct {
-	kind      nodeKind
-	old       T
-	cur       T
-	hadOld    bool
-	deleted   bool
-	recreated bool
-	how       Deletion
-	err       error
-	since     time.Duration // since queueClock
+// Call is one call to make to a handler.
+type Call[T Object] struct {
+	Kind      Kind
+	Old       T // for a Change with HadOld: the state the handler last received
+	Cur       T // for a Change: the latest state, the final one when Deleted
+	HadOld    bool
+	Deleted   bool
+	Recreated bool // Old's object is gone; Cur, unless Deleted, is another one
+	Inferred  bool // a deletion whose final state is not known (Cur may be stale)
+	Err       error
+	Since     time.Duration // when the first event folded into it arrived, as Since returns
 }
 
-func newQueue[T Object](reported func(depth int)) *queue[T] {
-	return &queue[T]{byKey: map[Key]*node[T]{}, wake: make(chan struct{}, 1), reported: reported}
+// New returns an empty queue of objects keyed by key. reported, if not
+// nil, is told the number of calls waiting after each change, in the order
+// of the changes.
+func New[K comparable, T Object](key func(T) K, reported func(depth int)) *Queue[K, T] {
+	return &Queue[K, T]{key: key, byKey: map[K]*node[T]{}, wake: make(chan struct{}, 1), reported: reported}
 }
 
 // report tells reported the depth. q.mu is held.
-func (q *queue[T]) report() {
+func (q *Queue[K, T]) report() {
 	if q.reported != nil {
 		q.reported(q.lenLocked())
 	}
 }
 
-// object queues a change of k: prev is the state the store held before it
-// (what the handler received last, once every node of k before it is
-// delivered), cur the new state. k must be KeyOf(cur): the node does not
-// keep a copy of it.
-func (q *queue[T]) object(k Key, prev T, hadPrev bool, cur T, deleted bool, how Deletion, now time.Time) {
+// Change queues a change of the object cur: prev is the state the store
+// held before it (what the handler received last, once every call of that
+// object before it is delivered), cur the new state, the final one if
+// deleted; inferred says that a deletion's final state is not known.
+func (q *Queue[K, T]) Change(prev T, hadPrev bool, cur T, deleted, inferred bool, now time.Time) {
+	k := q.key(cur)
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	n := q.byKey[k]
@@ -118,7 +110,7 @@ func (q *queue[T]) object(k Key, prev T, hadPrev bool, cur T, deleted bool, how 
 		delete(q.byKey, k)
 		q.report()
 		return
-	case n != nil && deleted && how == DeletionInferred && n.resync != q.resyncs:
+	case n != nil && deleted && inferred && n.resync != q.resyncs:
 		// Inferred by a resync whose OnResyncStarted waits after n: the
 		// deletion comes after that barrier, from the state n leaves.
 		prev, hadPrev, n = n.cur, true, nil
@@ -126,14 +118,14 @@ func (q *queue[T]) object(k Key, prev T, hadPrev bool, cur T, deleted bool, how 
 		if !deleted && (n.deleted || otherUID(n.cur, cur)) {
 			n.recreated = true
 		}
-		n.cur, n.deleted, n.how = cur, deleted, how
+		n.cur, n.deleted, n.inferred = cur, deleted, inferred
 		return
 	case deleted && !hadPrev:
 		return
 	}
 	n = q.alloc()
-	*n = node[T]{kind: nodeObject, old: prev, hadOld: hadPrev, cur: cur, deleted: deleted, how: how,
-		recreated: hadPrev && !deleted && otherUID(prev, cur), resync: q.resyncs, since: sinceClock(now)}
+	*n = node[T]{kind: Change, old: prev, hadOld: hadPrev, cur: cur, deleted: deleted, inferred: inferred,
+		recreated: hadPrev && !deleted && otherUID(prev, cur), resync: q.resyncs, since: Since(now)}
 	q.byKey[k] = n
 	q.append(n)
 }
@@ -144,14 +136,14 @@ func otherUID(old, cur Object) bool {
 	return old.GetUID() != "" && cur.GetUID() != "" && old.GetUID() != cur.GetUID()
 }
 
-// barrier queues OnResyncStarted or OnSync, folded into the run of barriers
-// at the tail.
-func (q *queue[T]) barrier(kind nodeKind, now time.Time) {
+// Barrier queues a ResyncStarted or a Synced, folded into the run of
+// barriers at the tail.
+func (q *Queue[K, T]) Barrier(kind Kind, now time.Time) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	n := q.alloc()
-	*n = node[T]{kind: kind, since: sinceClock(now)}
-	if kind == nodeResyncStarted {
+	*n = node[T]{kind: kind, since: Since(now)}
+	if kind == ResyncStarted {
 		q.resyncs++
 	}
 	q.append(n)
@@ -166,25 +158,25 @@ func (q *queue[T]) barrier(kind nodeKind, now time.Time) {
 // [sync, resync, sync] is [sync], [resync, sync, resync, sync] is
 // [resync, sync], [resync, sync, resync, sync, resync] is
 // [resync, sync, resync]. q.mu is held.
-func (q *queue[T]) fold(n *node[T]) {
-	if n == nil || n.kind == nodeObject {
+func (q *Queue[K, T]) fold(n *node[T]) {
+	if n == nil || n.kind == Change {
 		return
 	}
 	first, last := n, n
-	for first.prev != nil && first.prev.kind != nodeObject {
+	for first.prev != nil && first.prev.kind != Change {
 		first = first.prev
 	}
-	for last.next != nil && last.next.kind != nodeObject {
+	for last.next != nil && last.next.kind != Change {
 		last = last.next
 	}
 	if first == last {
 		return
 	}
-	keepSync := first.kind == nodeResyncStarted && last.kind == nodeResyncStarted
+	keepSync := first.kind == ResyncStarted && last.kind == ResyncStarted
 	var kept *node[T]
 	for x := first.next; x != last; {
 		next := x.next
-		if keepSync && kept == nil && x.kind == nodeSync {
+		if keepSync && kept == nil && x.kind == Synced {
 			kept = x
 		} else {
 			q.unlink(x)
@@ -199,8 +191,8 @@ func (q *queue[T]) fold(n *node[T]) {
 	q.report()
 }
 
-// fail keeps err for the handler, replacing an error not delivered yet.
-func (q *queue[T]) fail(err error) {
+// Fail keeps err for the handler, replacing an error not delivered yet.
+func (q *Queue[K, T]) Fail(err error) {
 	q.mu.Lock()
 	q.err = err
 	q.report()
@@ -208,12 +200,12 @@ func (q *queue[T]) fail(err error) {
 	q.signal()
 }
 
-// next takes the next call to make; ok is false when the queue is empty.
-func (q *queue[T]) next() (n note[T], ok bool) {
+// Next takes the next call to make; ok is false when the queue is empty.
+func (q *Queue[K, T]) Next() (n Call[T], ok bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.err != nil {
-		n, q.err = note[T]{err: q.err}, nil
+		n, q.err = Call[T]{Err: q.err}, nil
 		q.report()
 		return n, true
 	}
@@ -222,20 +214,20 @@ func (q *queue[T]) next() (n note[T], ok bool) {
 		return n, false
 	}
 	q.unlink(h)
-	if h.kind == nodeObject {
-		if k := KeyOf(h.cur); q.byKey[k] == h { // not when a later node of k took its place
+	if h.kind == Change {
+		if k := q.key(h.cur); q.byKey[k] == h { // not when a later node of k took its place
 			delete(q.byKey, k)
 		}
 	}
 	q.report()
-	n = note[T]{kind: h.kind, old: h.old, cur: h.cur, hadOld: h.hadOld, deleted: h.deleted, how: h.how,
-		recreated: h.recreated, since: h.since}
+	n = Call[T]{Kind: h.kind, Old: h.old, Cur: h.cur, HadOld: h.hadOld, Deleted: h.deleted,
+		Recreated: h.recreated, Inferred: h.inferred, Since: h.since}
 	q.release(h)
 	return n, true
 }
 
 // alloc returns a node to fill, reused when one is free. q.mu is held.
-func (q *queue[T]) alloc() *node[T] {
+func (q *Queue[K, T]) alloc() *node[T] {
 	n := q.free
 	if n == nil {
 		return new(node[T])
@@ -247,7 +239,7 @@ func (q *queue[T]) alloc() *node[T] {
 
 // release keeps n, unlinked and out of byKey, for reuse, without the
 // objects it held. q.mu is held.
-func (q *queue[T]) release(n *node[T]) {
+func (q *Queue[K, T]) release(n *node[T]) {
 	if q.nfree >= maxFreeNodes {
 		return
 	}
@@ -256,14 +248,14 @@ func (q *queue[T]) release(n *node[T]) {
 	q.nfree++
 }
 
-// len returns the number of calls waiting.
-func (q *queue[T]) len() int {
+// Len returns the number of calls waiting.
+func (q *Queue[K, T]) Len() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return q.lenLocked()
 }
 
-func (q *queue[T]) lenLocked() int {
+func (q *Queue[K, T]) lenLocked() int {
 	n := q.depth
 	if q.err != nil {
 		n++
@@ -271,7 +263,7 @@ func (q *queue[T]) lenLocked() int {
 	return n
 }
 
-func (q *queue[T]) append(n *node[T]) {
+func (q *Queue[K, T]) append(n *node[T]) {
 	n.prev = q.tail
 	if q.tail != nil {
 		q.tail.next = n
@@ -286,7 +278,7 @@ func (q *queue[T]) append(n *node[T]) {
 
 // remove takes n out of the queue for good, folding the barriers it
 // separated. q.mu is held; the caller reports.
-func (q *queue[T]) remove(n *node[T]) {
+func (q *Queue[K, T]) remove(n *node[T]) {
 	prev := n.prev
 	q.unlink(n)
 	q.release(n)
@@ -295,7 +287,7 @@ func (q *queue[T]) remove(n *node[T]) {
 	}
 }
 
-func (q *queue[T]) unlink(n *node[T]) {
+func (q *Queue[K, T]) unlink(n *node[T]) {
 	if n.prev != nil {
 		n.prev.next = n.next
 	} else {
@@ -310,7 +302,11 @@ func (q *queue[T]) unlink(n *node[T]) {
 	q.depth--
 }
 
-func (q *queue[T]) signal() {
+// Wake is signalled after calls were queued; a reader that found the queue
+// empty waits on it before calling Next again.
+func (q *Queue[K, T]) Wake() <-chan struct{} { return q.wake }
+
+func (q *Queue[K, T]) signal() {
 	select {
 	case q.wake <- struct{}{}:
 	default:
