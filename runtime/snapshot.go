@@ -5,12 +5,14 @@ import (
 	"errors"
 	"reflect"
 	"time"
+
+	"github.com/syncer-gen/syncer-gen/runtime/internal/snapshotfile"
 )
 
 // snapshotHeader names what this Syncer's snapshots belong to.
-func (s *Syncer[T]) snapshotHeader() snapshotHeader {
+func (s *Syncer[T]) snapshotHeader() snapshotfile.Header {
 	t := reflect.TypeFor[T]().Elem()
-	return snapshotHeader{
+	return snapshotfile.Header{
 		Server:        s.src.server,
 		Group:         s.res.Group,
 		Version:       s.res.Version,
@@ -38,9 +40,9 @@ type loaded[T Object] struct {
 func (s *Syncer[T]) loadSnapshot() loaded[T] {
 	log := s.cfg.logger.WithValues("resource", s.res.String(), "path", s.cfg.snapshotPath)
 	started := time.Now()
-	objs, hdr, err := readSnapshot(s.cfg.snapshotPath, s.snapshotHeader(), codecFor[T](s.res))
+	objs, hdr, err := snapshotfile.Read(s.cfg.snapshotPath, s.snapshotHeader(), codecFor[T](s.res))
 	switch {
-	case errors.Is(err, errSnapshotMissing): // removed since Run looked
+	case errors.Is(err, snapshotfile.ErrMissing): // removed since Run looked
 		log.V(1).Info("no snapshot yet; starting cold")
 		return loaded[T]{}
 	case err != nil:
@@ -68,7 +70,7 @@ func (s *Syncer[T]) saveSnapshot() (saved bool, err error) {
 	started := time.Now()
 	hdr := s.snapshotHeader()
 	hdr.ResourceVersion = rv
-	if err := writeSnapshot(s.cfg.snapshotPath, hdr, codecFor[T](s.res), objs); err != nil {
+	if err := snapshotfile.Write(s.cfg.snapshotPath, hdr, codecFor[T](s.res), objs); err != nil {
 		return false, err
 	}
 	s.cfg.logger.V(1).Info("snapshot saved", "resource", s.res.String(), "path", s.cfg.snapshotPath,

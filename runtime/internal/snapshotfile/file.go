@@ -1,4 +1,4 @@
-package runtime
+package snapshotfile
 
 import (
 	"bufio"
@@ -12,35 +12,28 @@ import (
 	"path/filepath"
 	"reflect"
 	"time"
-
-	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// A snapshot file holds a Syncer's objects, so that its next run can start
-// warm. Layout, every length an unsigned varint:
-//
-//	"syncer-gen/snapshot\n"  magic
-//	format version
-//	length, header           JSON: whose objects these are (snapshotHeader)
-//	length, object           once per object, length > 0, in the header's encoding
-//	0                        end of the objects
-//	CRC-32C                  4 bytes, big-endian, of every byte before it
-//
-// A file that is truncated, has bytes after the checksum, a wrong checksum,
-// another format version or another owner is refused as a whole.
 const (
-	snapshotMagic   = "syncer-gen/snapshot\n"
-	snapshotFormat  = 2 // 2: the header has the resourceVersion
+	magic           = "syncer-gen/snapshot\n"
+	Format          = 2 // 2: the header has the resourceVersion
 	maxHeaderLength = 64 << 10
-	maxObjectLength = 256 << 20 // far above what an API server stores (etcd's limit is 1.5 MiB)
+	MaxObjectLength = 256 << 20 // far above what an API server stores (etcd's limit is 1.5 MiB)
 )
 
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
-// snapshotHeader names what a snapshot belongs to. Two headers that differ
-// in any field but ResourceVersion, Objects and Saved belong to different
+// Codec turns objects of one type into bytes and back.
+type Codec[T any] struct {
+	Name   string                          // recorded in the header: a file is read with the codec it was written with
+	Encode func(T, []byte) ([]byte, error) // may reuse the buffer given
+	Decode func([]byte) (T, error)
+}
+
+// Header names what a snapshot belongs to. Two headers that differ in any
+// field but ResourceVersion, Objects and Saved belong to different
 // Syncers.
-type snapshotHeader struct {
+type Header struct {
 	Server        string `json:"server"`
 	Group         string `json:"group"`
 	Version       string `json:"version"`
@@ -59,8 +52,8 @@ type snapshotHeader struct {
 	Saved           time.Time `json:"saved"`
 }
 
-// mismatch names the first field in which h differs from want, or "".
-func (h snapshotHeader) mismatch(want snapshotHeader) string {
+// Mismatch names the first field in which h differs from want, or "".
+func (h Header) Mismatch(want Header) string {
 	h.ResourceVersion, h.Objects, h.Saved = want.ResourceVersion, want.Objects, want.Saved
 	if h == want {
 		return ""
@@ -74,70 +67,11 @@ func (h snapshotHeader) mismatch(want snapshotHeader) string {
 	return ""
 }
 
-// objectCodec turns objects of one type into bytes and back.
-type objectCodec[T Object] struct {
-	name   string
-	encode func(T, []byte) ([]byte, error) // may reuse the buffer given
-	decode func([]byte) (T, error)
-}
-
-// protobufMarshaler is what the generated protobuf code of API types has.
-type protobufMarshaler interface {
-	Size() int
-	MarshalToSizedBuffer([]byte) (int, error)
-}
-
-// codecFor returns protobuf for types that have its generated methods (the
-// built-in APIs) and JSON for the others (CRD types).
-func codecFor[T Object](res Resource) objectCodec[T] {
-	elem := reflect.TypeFor[T]().Elem()
-	if _, ok := any(reflect.New(elem).Interface()).(interface {
-		protobufMarshaler
-		protobufType
-	}); ok {
-		gvk := schema.GroupVersionKind{Group: res.Group, Version: res.Version, Kind: res.Kind}
-		return objectCodec[T]{
-			name: "protobuf",
-			encode: func(o T, buf []byte) ([]byte, error) {
-				m := any(o).(protobufMarshaler)
-				n := m.Size()
-				if cap(buf) < n {
-					buf = make([]byte, n)
-				}
-				buf = buf[:n]
-				_, err := m.MarshalToSizedBuffer(buf)
-				return buf, err
-			},
-			decode: func(b []byte) (T, error) {
-				o := reflect.New(elem).Interface().(T)
-				if err := any(o).(protobufType).Unmarshal(b); err != nil {
-					return o, err
-				}
-				o.GetObjectKind().SetGroupVersionKind(gvk) // as the server's decoder does
-				return o, nil
-			},
-		}
-	}
-	return jsonCodec[T]()
-}
-
-func jsonCodec[T Object]() objectCodec[T] {
-	elem := reflect.TypeFor[T]().Elem()
-	return objectCodec[T]{
-		name:   "json",
-		encode: func(o T, _ []byte) ([]byte, error) { return json.Marshal(o) },
-		decode: func(b []byte) (T, error) {
-			o := reflect.New(elem).Interface().(T)
-			return o, json.Unmarshal(b, o)
-		},
-	}
-}
-
-// writeSnapshot writes objs to path under hdr: into a new file in the same
+// Write writes objs to path under hdr: into a new file in the same
 // folder (mode 0600: objects may be Secrets), object by object, synced,
 // then renamed over path, so that path holds either the old snapshot or the
 // whole new one.
-func writeSnapshot[T Object](path string, hdr snapshotHeader, codec objectCodec[T], objs []T) (err error) {
+func Write[T any](path string, hdr Header, codec Codec[T], objs []T) (err error) {
 	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return err
@@ -153,18 +87,18 @@ func writeSnapshot[T Object](path string, hdr snapshotHeader, codec objectCodec[
 	}
 	crc := crc32.New(crcTable)
 	w := bufio.NewWriterSize(io.MultiWriter(f, crc), 256<<10)
-	hdr.Objects, hdr.Encoding = len(objs), codec.name
+	hdr.Objects, hdr.Encoding = len(objs), codec.Name
 	head, err := json.Marshal(hdr)
 	if err != nil {
 		return err
 	}
-	w.WriteString(snapshotMagic)
-	writeUvarint(w, snapshotFormat)
+	w.WriteString(magic)
+	writeUvarint(w, Format)
 	writeFrame(w, head)
 	var buf []byte
-	for _, o := range objs {
-		if buf, err = codec.encode(o, buf); err != nil {
-			return fmt.Errorf("encoding %s: %w", KeyOf(o), err)
+	for i, o := range objs {
+		if buf, err = codec.Encode(o, buf); err != nil {
+			return fmt.Errorf("encoding object %d of %d: %w", i+1, len(objs), err)
 		}
 		writeFrame(w, buf)
 	}
@@ -200,10 +134,10 @@ func writeFrame(w *bufio.Writer, b []byte) {
 	w.Write(b)
 }
 
-// errSnapshotMissing: there is no snapshot file (a first run).
-var errSnapshotMissing = errors.New("no snapshot file")
+// ErrMissing: there is no snapshot file (a first run).
+var ErrMissing = errors.New("no snapshot file")
 
-// readSnapshot reads the snapshot at path, checking that it belongs to
+// Read reads the snapshot at path, checking that it belongs to
 // want, and returns its objects and header. Any error means that nothing
 // in the file may be used.
 //
@@ -212,11 +146,11 @@ var errSnapshotMissing = errors.New("no snapshot file")
 // allocates is bounded by its size: no frame may claim more bytes than the
 // file has left, and the objects reserved are at most one per two bytes
 // left (an object frame takes at least two).
-func readSnapshot[T Object](path string, want snapshotHeader, codec objectCodec[T]) ([]T, snapshotHeader, error) {
-	var hdr snapshotHeader
+func Read[T any](path string, want Header, codec Codec[T]) ([]T, Header, error) {
+	var hdr Header
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, hdr, errSnapshotMissing
+		return nil, hdr, ErrMissing
 	}
 	if err != nil {
 		return nil, hdr, err
@@ -230,22 +164,22 @@ func readSnapshot[T Object](path string, want snapshotHeader, codec objectCodec[
 		return nil, hdr, err
 	}
 	r := &frameReader{r: bufio.NewReaderSize(io.LimitReader(f, size), int(min(size, 256<<10))), left: size}
-	magic := make([]byte, len(snapshotMagic))
-	if err := r.full(magic); err != nil || string(magic) != snapshotMagic {
+	head := make([]byte, len(magic))
+	if err := r.full(head); err != nil || string(head) != magic {
 		return nil, hdr, errors.New("not a syncer-gen snapshot")
 	}
-	if v, err := r.uvarint(); err != nil || v != snapshotFormat {
-		return nil, hdr, fmt.Errorf("snapshot format %d, this runtime reads format %d", v, snapshotFormat)
+	if v, err := r.uvarint(); err != nil || v != Format {
+		return nil, hdr, fmt.Errorf("snapshot format %d, this runtime reads format %d", v, Format)
 	}
-	head, err := r.frame(maxHeaderLength, nil)
+	head, err = r.frame(maxHeaderLength, head)
 	if err != nil {
 		return nil, hdr, fmt.Errorf("header: %w", err)
 	}
 	if err := json.Unmarshal(head, &hdr); err != nil {
 		return nil, hdr, fmt.Errorf("header: %w", err)
 	}
-	want.Encoding = codec.name
-	if m := hdr.mismatch(want); m != "" {
+	want.Encoding = codec.Name
+	if m := hdr.Mismatch(want); m != "" {
 		return nil, hdr, fmt.Errorf("saved for another syncer: %s", m)
 	}
 	if hdr.Objects < 0 || int64(hdr.Objects) > r.left/2 {
@@ -254,7 +188,7 @@ func readSnapshot[T Object](path string, want snapshotHeader, codec objectCodec[
 	objs := make([]T, 0, hdr.Objects)
 	var buf []byte
 	for {
-		b, err := r.frame(maxObjectLength, buf)
+		b, err := r.frame(MaxObjectLength, buf)
 		if err != nil {
 			return nil, hdr, fmt.Errorf("object %d: %w", len(objs)+1, err)
 		}
@@ -265,7 +199,7 @@ func readSnapshot[T Object](path string, want snapshotHeader, codec objectCodec[
 			return nil, hdr, fmt.Errorf("more objects than the %d the header counts", hdr.Objects)
 		}
 		buf = b
-		o, err := codec.decode(b)
+		o, err := codec.Decode(b)
 		if err != nil {
 			return nil, hdr, fmt.Errorf("object %d: %w", len(objs)+1, err)
 		}
@@ -288,7 +222,7 @@ func checkSum(f *os.File) (int64, error) {
 		return 0, err
 	}
 	size := st.Size() - 4
-	if size < int64(len(snapshotMagic)) {
+	if size < int64(len(magic)) {
 		return 0, errors.New("not a syncer-gen snapshot")
 	}
 	crc := crc32.New(crcTable)

@@ -1,4 +1,4 @@
-package runtime
+package snapshotfile
 
 import (
 	"encoding/binary"
@@ -14,14 +14,20 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	kruntime "k8s.io/apimachinery/pkg/runtime"
 )
 
-var testConfigMaps = Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true,
-	NewList: func() kruntime.Object { return &corev1.ConfigMapList{} }}
+// testCodec writes ConfigMaps in protobuf, as the runtime does.
+var testCodec = Codec[*corev1.ConfigMap]{
+	Name:   "protobuf",
+	Encode: func(o *corev1.ConfigMap, _ []byte) ([]byte, error) { return o.Marshal() },
+	Decode: func(b []byte) (*corev1.ConfigMap, error) {
+		o := new(corev1.ConfigMap)
+		return o, o.Unmarshal(b)
+	},
+}
 
-func testHeader() snapshotHeader {
-	return snapshotHeader{Server: "https://127.0.0.1:6443/api", Version: "v1", Resource: "configmaps", Namespace: "ns",
+func testHeader() Header {
+	return Header{Server: "https://127.0.0.1:6443/api", Version: "v1", Resource: "configmaps", Namespace: "ns",
 		Type: "k8s.io/api/core/v1.ConfigMap"}
 }
 
@@ -37,58 +43,44 @@ func testObjects(n int) []*corev1.ConfigMap {
 	return objs
 }
 
-// A snapshot reads back as written, in protobuf and in JSON, and its file
-// is readable by its owner only.
-func TestSnapshotRoundTrip(t *testing.T) {
-	codecs := map[string]objectCodec[*corev1.ConfigMap]{
-		"protobuf": codecFor[*corev1.ConfigMap](testConfigMaps), // ConfigMap has the generated protobuf methods
-		"json":     jsonCodec[*corev1.ConfigMap](),
+// A snapshot reads back as written, and its file is readable by its owner
+// only.
+func TestRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s")
+	objs := testObjects(50)
+	saved := testHeader()
+	saved.ResourceVersion = "59"
+	if err := Write(path, saved, testCodec, objs); err != nil {
+		t.Fatal(err)
 	}
-	for name, codec := range codecs {
-		t.Run(name, func(t *testing.T) {
-			if codec.name != name {
-				t.Fatalf("codec %s, want %s", codec.name, name)
-			}
-			path := filepath.Join(t.TempDir(), "s")
-			objs := testObjects(50)
-			saved := testHeader()
-			saved.ResourceVersion = "59"
-			if err := writeSnapshot(path, saved, codec, objs); err != nil {
-				t.Fatal(err)
-			}
-			fi, err := os.Stat(path)
-			if err != nil || fi.Mode().Perm() != 0o600 {
-				t.Fatalf("stat: %v, mode %v; want 0600", err, fi.Mode())
-			}
-			got, hdr, err := readSnapshot(path, testHeader(), codec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if hdr.Objects != 50 || hdr.Encoding != name || hdr.ResourceVersion != "59" {
-				t.Errorf("header %+v", hdr)
-			}
-			if len(got) != len(objs) {
-				t.Fatalf("%d objects, want %d", len(got), len(objs))
-			}
-			for i, o := range got {
-				if o.Name != objs[i].Name || o.ResourceVersion != objs[i].ResourceVersion || o.Data["k"] != objs[i].Data["k"] {
-					t.Errorf("object %d: %s@%s %v, want %s@%s %v", i, o.Name, o.ResourceVersion, o.Data, objs[i].Name, objs[i].ResourceVersion, objs[i].Data)
-				}
-				if o.Kind != "ConfigMap" || o.APIVersion != "v1" {
-					t.Errorf("object %d: kind %q apiVersion %q", i, o.Kind, o.APIVersion)
-				}
-			}
-		})
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("stat: %v, mode %v; want 0600", err, fi.Mode())
+	}
+	got, hdr, err := Read(path, testHeader(), testCodec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hdr.Objects != 50 || hdr.Encoding != "protobuf" || hdr.ResourceVersion != "59" {
+		t.Errorf("header %+v", hdr)
+	}
+	if len(got) != len(objs) {
+		t.Fatalf("%d objects, want %d", len(got), len(objs))
+	}
+	for i, o := range got {
+		if o.Name != objs[i].Name || o.ResourceVersion != objs[i].ResourceVersion || o.Data["k"] != objs[i].Data["k"] {
+			t.Errorf("object %d: %s@%s %v, want %s@%s %v", i, o.Name, o.ResourceVersion, o.Data, objs[i].Name, objs[i].ResourceVersion, objs[i].Data)
+		}
 	}
 }
 
 // Every prefix of a snapshot, every single-bit change, a byte appended, and
 // a snapshot of another owner or format are refused.
-func TestSnapshotRefusesDamage(t *testing.T) {
-	codec := codecFor[*corev1.ConfigMap](testConfigMaps)
+func TestRefusesDamage(t *testing.T) {
+	codec := testCodec
 	dir := t.TempDir()
 	path := filepath.Join(dir, "s")
-	if err := writeSnapshot(path, testHeader(), codec, testObjects(3)); err != nil {
+	if err := Write(path, testHeader(), codec, testObjects(3)); err != nil {
 		t.Fatal(err)
 	}
 	good, err := os.ReadFile(path)
@@ -101,7 +93,7 @@ func TestSnapshotRefusesDamage(t *testing.T) {
 		if err := os.WriteFile(bad, b, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if objs, _, err := readSnapshot(bad, testHeader(), codec); err == nil {
+		if objs, _, err := Read(bad, testHeader(), codec); err == nil {
 			t.Fatalf("%s: read %d objects, want an error", what, len(objs))
 		}
 	}
@@ -119,52 +111,52 @@ func TestSnapshotRefusesDamage(t *testing.T) {
 
 	other := testHeader()
 	other.LabelSelector = "app=web"
-	if _, _, err := readSnapshot(path, other, codec); err == nil {
+	if _, _, err := Read(path, other, codec); err == nil {
 		t.Error("a snapshot read for another label selector")
 	}
 	b := slices.Clone(good)
-	b[len(snapshotMagic)] = snapshotFormat + 1 // the format version, one byte
+	b[len(magic)] = Format + 1 // the format version, one byte
 	refused("another format version", b)
 
-	if _, _, err := readSnapshot(filepath.Join(dir, "none"), testHeader(), codec); !errors.Is(err, errSnapshotMissing) {
-		t.Errorf("missing file: %v, want errSnapshotMissing", err)
+	if _, _, err := Read(filepath.Join(dir, "none"), testHeader(), codec); !errors.Is(err, ErrMissing) {
+		t.Errorf("missing file: %v, want ErrMissing", err)
 	}
 }
 
 // The header names each field that differs.
-func TestSnapshotHeaderMismatch(t *testing.T) {
+func TestHeaderMismatch(t *testing.T) {
 	a, b := testHeader(), testHeader()
 	b.Objects, b.Saved, b.ResourceVersion = 7, b.Saved.AddDate(1, 0, 0), "12"
-	if m := a.mismatch(b); m != "" {
+	if m := a.Mismatch(b); m != "" {
 		t.Errorf("count, time and resourceVersion differ only: %q, want none", m)
 	}
 	b.Namespace = "other"
-	if m := a.mismatch(b); m != "namespace ns, not other" {
+	if m := a.Mismatch(b); m != "namespace ns, not other" {
 		t.Errorf("mismatch %q", m)
 	}
 }
 
 // A snapshot that fails midway leaves the previous one whole and no
 // temporary file behind.
-func TestSnapshotWriteIsAtomic(t *testing.T) {
+func TestWriteIsAtomic(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "s")
-	codec := codecFor[*corev1.ConfigMap](testConfigMaps)
-	if err := writeSnapshot(path, testHeader(), codec, testObjects(3)); err != nil {
+	codec := testCodec
+	if err := Write(path, testHeader(), codec, testObjects(3)); err != nil {
 		t.Fatal(err)
 	}
 	failing := codec
 	n := 0
-	failing.encode = func(o *corev1.ConfigMap, buf []byte) ([]byte, error) {
+	failing.Encode = func(o *corev1.ConfigMap, buf []byte) ([]byte, error) {
 		if n++; n == 5 {
 			return nil, errors.New("no")
 		}
-		return codec.encode(o, buf)
+		return codec.Encode(o, buf)
 	}
-	if err := writeSnapshot(path, testHeader(), failing, testObjects(10)); err == nil {
+	if err := Write(path, testHeader(), failing, testObjects(10)); err == nil {
 		t.Fatal("no error from a failing encoder")
 	}
-	objs, _, err := readSnapshot(path, testHeader(), codec)
+	objs, _, err := Read(path, testHeader(), codec)
 	if err != nil || len(objs) != 3 {
 		t.Fatalf("after a failed write: %d objects, %v; want the previous 3", len(objs), err)
 	}
@@ -176,7 +168,7 @@ func TestSnapshotWriteIsAtomic(t *testing.T) {
 // snapshotBody is a snapshot file without its checksum; sealed adds it.
 func snapshotBody(t testing.TB, n int) []byte {
 	path := filepath.Join(t.TempDir(), "s")
-	if err := writeSnapshot(path, testHeader(), codecFor[*corev1.ConfigMap](testConfigMaps), testObjects(n)); err != nil {
+	if err := Write(path, testHeader(), testCodec, testObjects(n)); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(path)
@@ -199,7 +191,7 @@ func crafted(t testing.TB, objects int, length uint64) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := binary.AppendUvarint([]byte(snapshotMagic), snapshotFormat)
+	b := binary.AppendUvarint([]byte(magic), Format)
 	b = append(binary.AppendUvarint(b, uint64(len(head))), head...)
 	b = binary.AppendUvarint(b, length)
 	return sealed(append(b, "0123456789"...))
@@ -212,10 +204,10 @@ func readAllocates(t testing.TB, b []byte) (uint64, error) {
 	if err := os.WriteFile(path, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	codec := codecFor[*corev1.ConfigMap](testConfigMaps)
+	codec := testCodec
 	var before, after goruntime.MemStats
 	goruntime.ReadMemStats(&before)
-	_, _, err := readSnapshot(path, testHeader(), codec)
+	_, _, err := Read(path, testHeader(), codec)
 	goruntime.ReadMemStats(&after)
 	return after.TotalAlloc - before.TotalAlloc, err
 }
@@ -226,9 +218,9 @@ func allocBound(n int) uint64 { return 32*uint64(n) + 64<<10 }
 
 // A crafted file (a right checksum, a frame or an object count claiming
 // more than the file holds) is refused without allocating what it claims.
-func TestSnapshotReadAllocatesWhatTheFileHolds(t *testing.T) {
+func TestReadAllocatesWhatTheFileHolds(t *testing.T) {
 	for name, b := range map[string][]byte{
-		"frame of 256 MiB": crafted(t, 1, maxObjectLength),
+		"frame of 256 MiB": crafted(t, 1, MaxObjectLength),
 		"frame of 2^62":    crafted(t, 1, 1<<62),
 		"2^30 objects":     crafted(t, 1<<30, 5),
 	} {
@@ -243,28 +235,28 @@ func TestSnapshotReadAllocatesWhatTheFileHolds(t *testing.T) {
 }
 
 // Nothing of a file whose checksum is wrong is decoded.
-func TestSnapshotDecodesNothingBeforeTheChecksum(t *testing.T) {
+func TestDecodesNothingBeforeTheChecksum(t *testing.T) {
 	b := sealed(snapshotBody(t, 3))
 	b[len(b)-1] ^= 1
 	path := filepath.Join(t.TempDir(), "s")
 	if err := os.WriteFile(path, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	codec := codecFor[*corev1.ConfigMap](testConfigMaps)
+	codec := testCodec
 	decoded := 0
-	decode := codec.decode
-	codec.decode = func(b []byte) (*corev1.ConfigMap, error) { decoded++; return decode(b) }
-	if _, _, err := readSnapshot(path, testHeader(), codec); err == nil || decoded != 0 {
+	decode := codec.Decode
+	codec.Decode = func(b []byte) (*corev1.ConfigMap, error) { decoded++; return decode(b) }
+	if _, _, err := Read(path, testHeader(), codec); err == nil || decoded != 0 {
 		t.Fatalf("err %v, %d objects decoded; want an error and none", err, decoded)
 	}
 }
 
 // No snapshot of n bytes, with a right checksum, makes the reader
 // allocate more than a small multiple of n, nor panic.
-func FuzzSnapshotReadAllocation(f *testing.F) {
+func FuzzReadAllocation(f *testing.F) {
 	f.Add(snapshotBody(f, 3))
 	f.Add(snapshotBody(f, 0))
-	f.Add(crafted(f, 1, maxObjectLength))
+	f.Add(crafted(f, 1, MaxObjectLength))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		b := sealed(body)
 		if got, _ := readAllocates(t, b); got > allocBound(len(b)) {
