@@ -58,40 +58,6 @@ func TestSlowHandlerGetsLatestStatePerObject(t *testing.T) {
 	}
 }
 
-// Updates folded while the handler is behind keep the state it last got
-// as old; a delete after them is one OnDelete; an object deleted and made
-// again under the same name is OnDelete (inferred) then OnAdd.
-func TestFoldedUpdatesDeletesAndRecreation(t *testing.T) {
-	s, d := NewDriver[*corev1.ConfigMap](Resource{})
-	uid := func(o *corev1.ConfigMap, u string) *corev1.ConfigMap { o.UID = types.UID(u); return o }
-	d.Add(uid(cm("a", "1"), "u1"), uid(cm("b", "1"), "u2"), uid(cm("block", "1"), "u3"))
-	release := make(chan struct{})
-	var l log
-	h := l.handler().(HandlerFuncs[*corev1.ConfigMap])
-	upd := h.UpdateFunc
-	h.UpdateFunc = func(old, o *corev1.ConfigMap) {
-		if o.Name == "block" {
-			<-release
-		}
-		upd(old, o)
-	}
-	s.AddHandler(h)
-	d.Wait()
-	l.take()
-	d.s.cache.upsert(uid(cm("block", "2"), "u3"))
-	d.s.cache.upsert(uid(cm("a", "2"), "u1"))
-	d.s.cache.upsert(uid(cm("a", "3"), "u1"))
-	d.s.cache.upsert(uid(cm("b", "2"), "u2"))
-	d.s.cache.delete(uid(cm("b", "3"), "u2"))
-	d.s.cache.delete(uid(cm("a", "4"), "u1"))
-	d.s.cache.upsert(uid(cm("a", "5"), "u9"))
-	close(release)
-	d.Wait()
-	if got, want := l.take(), "update block@1>2, delete a@1, add a@5, delete b@3"; got != want {
-		t.Fatalf("\n got %s\nwant %s", got, want)
-	}
-}
-
 // A handler may remove itself, add another handler and read the store from
 // inside a call; a panicking handler keeps getting events.
 func TestHandlersMayCallBackAndPanic(t *testing.T) {
@@ -199,28 +165,38 @@ func blockedLog(l *log, release chan struct{}) Handler[*corev1.ConfigMap] {
 	return h
 }
 
-// A handler behind on one name through delete u1, create u2, delete u2 is
-// told that u1, which it holds, is gone (in the state it holds: inferred),
-// and nothing of u2, which it never received. Without UIDs (after a
-// transform), a delete and a create folded are still a delete and an add.
-func TestFoldedRecreationsTellOfTheObjectTheHandlerHolds(t *testing.T) {
+// Updates folded while the handler is behind keep the state it last got
+// as old; a delete after them is one OnDelete. An object deleted and made
+// again under its name is OnDelete of the state the handler holds
+// (inferred), then OnAdd; through delete u1, create u2, delete u2 the
+// handler is told that u1, which it holds, is gone, and nothing of u2,
+// which it never received. Without UIDs (after a transform), a delete and
+// a create folded are still a delete and an add.
+func TestFoldedUpdatesDeletesAndRecreations(t *testing.T) {
 	uid := func(o *corev1.ConfigMap, u string) *corev1.ConfigMap { o.UID = types.UID(u); return o }
 	s, d := NewDriver[*corev1.ConfigMap](Resource{})
-	d.Add(uid(cm("a", "1"), "u1"), cm("b", "1"), uid(cm("block", "1"), "u3"))
+	d.Add(uid(cm("a", "1"), "u1"), uid(cm("b", "1"), "u2"), uid(cm("c", "1"), "u4"), cm("e", "1"), uid(cm("block", "1"), "u3"))
 	release := make(chan struct{})
 	var l log
 	s.AddHandler(blockedLog(&l, release))
 	d.Wait()
 	l.take()
 	d.s.cache.upsert(uid(cm("block", "2"), "u3"))
-	d.s.cache.delete(uid(cm("a", "2"), "u1"))
-	d.s.cache.upsert(uid(cm("a", "3"), "u2"))
-	d.s.cache.delete(uid(cm("a", "4"), "u2"))
-	d.s.cache.delete(cm("b", "2")) // no UIDs
-	d.s.cache.upsert(cm("b", "3"))
+	d.s.cache.upsert(uid(cm("a", "2"), "u1"))
+	d.s.cache.upsert(uid(cm("a", "3"), "u1"))
+	d.s.cache.upsert(uid(cm("b", "2"), "u2"))
+	d.s.cache.delete(uid(cm("b", "3"), "u2"))
+	d.s.cache.delete(uid(cm("a", "4"), "u1"))
+	d.s.cache.upsert(uid(cm("a", "5"), "u9"))
+	d.s.cache.delete(uid(cm("c", "2"), "u4"))
+	d.s.cache.upsert(uid(cm("c", "3"), "u5"))
+	d.s.cache.delete(uid(cm("c", "4"), "u5"))
+	d.s.cache.delete(cm("e", "2")) // no UIDs
+	d.s.cache.upsert(cm("e", "3"))
 	close(release)
 	d.Wait()
-	if got, want := l.take(), "update block@1>2, delete a@1 inferred, delete b@1 inferred, add b@3"; got != want {
+	want := "update block@1>2, delete a@1 inferred, add a@5, delete b@3, delete c@1 inferred, delete e@1 inferred, add e@3"
+	if got := l.take(); got != want {
 		t.Fatalf("\n got %s\nwant %s", got, want)
 	}
 }
