@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/syncer-gen/syncer-gen/runtime/internal/snapshotfile"
+	"github.com/syncer-gen/syncer-gen/runtime/internal/valuecodec"
 )
 
 // snapshotHeader names what this Syncer's snapshots belong to.
@@ -22,6 +23,7 @@ func (s *Syncer[T]) snapshotHeader() snapshotfile.Header {
 		FieldSelector: s.cfg.fieldSelector,
 		ShardSelector: shardString(s.cfg.shard),
 		Type:          t.PkgPath() + "." + t.Name(),
+		TypeHash:      valuecodec.Fingerprint(t),
 		Transforms:    len(s.cfg.transforms),
 		Saved:         time.Now().UTC(),
 	}

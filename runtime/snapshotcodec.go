@@ -1,12 +1,12 @@
 package runtime
 
 import (
-	"encoding/json"
 	"reflect"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/syncer-gen/syncer-gen/runtime/internal/snapshotfile"
+	"github.com/syncer-gen/syncer-gen/runtime/internal/valuecodec"
 )
 
 // protobufMarshaler is what the generated protobuf code of API types has.
@@ -16,7 +16,8 @@ type protobufMarshaler interface {
 }
 
 // codecFor returns protobuf for types that have its generated methods (the
-// built-in APIs) and JSON for the others (CRD types).
+// built-in APIs, which the server sends in protobuf too) and valuecodec for
+// the others (CRD types).
 func codecFor[T Object](res Resource) snapshotfile.Codec[T] {
 	elem := reflect.TypeFor[T]().Elem()
 	if _, ok := any(reflect.New(elem).Interface()).(interface {
@@ -46,17 +47,20 @@ func codecFor[T Object](res Resource) snapshotfile.Codec[T] {
 			},
 		}
 	}
-	return jsonCodec[T]()
+	return valueCodec[T]()
 }
 
-func jsonCodec[T Object]() snapshotfile.Codec[T] {
+// valueCodec writes objects with valuecodec: what the server's bytes
+// decoded to comes back reflect.DeepEqual, where JSON would give back nil
+// for empty lists and maps and Quantities in another format.
+func valueCodec[T Object]() snapshotfile.Codec[T] {
 	elem := reflect.TypeFor[T]().Elem()
 	return snapshotfile.Codec[T]{
-		Name:   "json",
-		Encode: func(o T, _ []byte) ([]byte, error) { return json.Marshal(o) },
+		Name:   "value",
+		Encode: func(o T, buf []byte) ([]byte, error) { return valuecodec.Append(buf[:0], o) },
 		Decode: func(b []byte) (T, error) {
 			o := reflect.New(elem).Interface().(T)
-			return o, json.Unmarshal(b, o)
+			return o, valuecodec.Decode(b, o)
 		},
 	}
 }

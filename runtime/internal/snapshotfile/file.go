@@ -16,7 +16,7 @@ import (
 
 const (
 	magic           = "syncer-gen/snapshot\n"
-	Format          = 2 // 2: the header has the resourceVersion
+	Format          = 3 // 2: the header has the resourceVersion; 3: and the type's fingerprint
 	maxHeaderLength = 64 << 10
 	MaxObjectLength = 256 << 20 // far above what an API server stores (etcd's limit is 1.5 MiB)
 )
@@ -43,6 +43,7 @@ type Header struct {
 	FieldSelector string `json:"fieldSelector"`
 	ShardSelector string `json:"shardSelector"` // another shard's snapshot is never used
 	Type          string `json:"type"`          // Go type of the objects
+	TypeHash      string `json:"typeHash"`      // its structure (valuecodec.Fingerprint): a rebuilt program with a changed type starts cold
 	Transforms    int    `json:"transforms"`    // objects are stored transformed
 	Encoding      string `json:"encoding"`      // "protobuf" or "json"
 	// ResourceVersion is the one the objects are the server's state at
