@@ -201,6 +201,36 @@ func (c *cache[T]) delete(obj T) {
 	c.cfg.metrics.ObjectsStored(n)
 }
 
+// undecodable applies an event of k at rv whose object could not be
+// decoded. The object is still there unless deleted: the version stored,
+// the last that decoded, is kept and marked as seen, so that a sweep does
+// not take it; one owed from a snapshot is stored again, without a call,
+// as its handlers hold it. A deletion removes it, told as inferred: its
+// final state is not known.
+func (c *cache[T]) undecodable(k Key, rv string, deleted bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.advance(rv)
+	old, ok := c.store.get(k)
+	if ok && compareRV(old.obj.GetResourceVersion(), rv) > 0 {
+		return
+	}
+	o, owed := c.owed[k]
+	delete(c.owed, k)
+	switch {
+	case !deleted && ok:
+		c.store.mark(k, c.epoch)
+	case !deleted && owed:
+		c.cfg.metrics.ObjectsStored(c.store.put(k, o, c.epoch))
+	case ok:
+		_, _, n := c.store.remove(k)
+		c.notify(k, old.obj, true, old.obj, true, DeletionInferred)
+		c.cfg.metrics.ObjectsStored(n)
+	case owed:
+		c.notify(k, o, true, o, true, DeletionInferred)
+	}
+}
+
 // owe notes obj, an object of a snapshot that handlers were told of by the
 // previous run, as not in the store: see cache.owed.
 func (c *cache[T]) owe(obj T) {

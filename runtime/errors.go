@@ -9,7 +9,9 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
+	"k8s.io/apimachinery/pkg/watch"
 )
 
 // ErrorKind sorts failures so that users can react to them without parsing
@@ -30,6 +32,7 @@ const (
 	KindInternal               // 5xx other than 503
 	KindDecode                 // an event or page could not be decoded
 	KindNoBookmark             // WatchList accepted but no initial-events-end bookmark came: falling back
+	KindUndecodable            // one object the Go type cannot decode (an *ObjectDecodeError): the rest stays in sync
 )
 
 var kindNames = [...]string{
@@ -45,6 +48,7 @@ var kindNames = [...]string{
 	KindInternal:     "internal",
 	KindDecode:       "decode",
 	KindNoBookmark:   "no-bookmark",
+	KindUndecodable:  "undecodable",
 }
 
 // String returns the kind's short name, e.g. "forbidden".
@@ -75,6 +79,32 @@ func (e *SyncError) Error() string {
 
 func (e *SyncError) Unwrap() error { return e.Err }
 
+// ObjectDecodeError is an object of the Syncer's resource that its Go type
+// cannot decode: a custom resource whose schema accepts what the type
+// refuses (an empty string for a metav1.Duration, a malformed Quantity).
+// The Syncer goes on without it: it keeps the last version of the object
+// that decoded, if any, and takes the object in again when a later version
+// decodes; a deletion of it is told as inferred. Handlers get it in OnError,
+// inside a *SyncError of Kind KindUndecodable, once per object version.
+type ObjectDecodeError struct {
+	Namespace       string
+	Name            string
+	UID             types.UID
+	ResourceVersion string
+	Err             error // the decoder's
+	event           watch.EventType
+}
+
+func (e *ObjectDecodeError) Error() string {
+	name := e.Name
+	if e.Namespace != "" {
+		name = e.Namespace + "/" + e.Name
+	}
+	return fmt.Sprintf("object %s at resourceVersion %s cannot be decoded: %v", name, e.ResourceVersion, e.Err)
+}
+
+func (e *ObjectDecodeError) Unwrap() error { return e.Err }
+
 // errDecode marks a failure to decode an event or a page.
 type errDecode struct{ err error }
 
@@ -98,9 +128,12 @@ func Classify(err error) ErrorKind {
 		return se.Kind
 	}
 	var de errDecode
+	var oe *ObjectDecodeError
 	switch {
 	case err == nil:
 		return KindUnknown
+	case errors.As(err, &oe):
+		return KindUndecodable
 	case errors.Is(err, errNoBookmark):
 		return KindNoBookmark
 	case errors.As(err, &de):

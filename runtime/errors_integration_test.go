@@ -60,5 +60,6 @@ func TestCancelLeavesNoGoroutines(t *testing.T) {
 	// Idle keep-alive connections belong to the shared HTTP transport, not to the syncer.
 	goleak.VerifyNone(t, ignore,
 		goleak.IgnoreTopFunction("net/http.(*persistConn).readLoop"),
-		goleak.IgnoreTopFunction("net/http.(*persistConn).writeLoop"))
+		goleak.IgnoreTopFunction("net/http.(*persistConn).writeLoop"),
+		goleak.IgnoreAnyFunction("golang.org/x/net/http2.(*ClientConn).readLoop"))
 }

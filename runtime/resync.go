@@ -82,11 +82,14 @@ func (s *Syncer[T]) watchList(ctx context.Context) (res result, fallback bool) {
 	n, kept := int64(0), int64(0) // initial events, and those of the shard
 	for {
 		ev, err := w.next()
+		bad := asUndecodable(err)
 		switch {
 		case ctx.Err() != nil:
 			return result{op: op, err: ctx.Err()}, false
 		case w.expiredNow():
 			return s.noBookmark(n, started), true
+		case bad != nil:
+			ev.Object, err = s.stub(bad), nil
 		case err == io.EOF:
 			return s.cut(n)
 		case err != nil:
@@ -111,18 +114,13 @@ func (s *Syncer[T]) watchList(ctx context.Context) (res result, fallback bool) {
 			if foreign {
 				continue
 			}
-			s.cache.upsert(obj)
+			s.ingest(op, ev.Type, obj, bad)
 			kept++
 			s.progress.received.Store(kept)
-		case watch.Modified:
+		case watch.Modified, watch.Deleted:
 			bookmarkDue()
 			if !foreign {
-				s.cache.upsert(obj)
-			}
-		case watch.Deleted:
-			bookmarkDue()
-			if !foreign {
-				s.cache.delete(obj)
+				s.ingest(op, ev.Type, obj, bad)
 			}
 		case watch.Bookmark:
 			if obj.GetAnnotations()[metav1.InitialEventsAnnotationKey] != "true" {
@@ -182,19 +180,21 @@ func (s *Syncer[T]) listSync(ctx context.Context) error {
 	started := time.Now()
 	s.beginResync()
 	n := int64(0)
-	each := func(obj T) {
+	take := func(obj T, bad *ObjectDecodeError) {
 		s.cfg.metrics.EventReceived(watch.Added)
 		if s.foreign(watch.Added, obj) {
 			return
 		}
-		s.cache.upsert(obj)
+		s.ingest("list", watch.Added, obj, bad)
 		n++
 		s.progress.received.Store(n)
 	}
+	each := func(obj T) { take(obj, nil) }
+	bad := func(b *ObjectDecodeError) { take(s.stub(b), b) }
 	limit := s.cfg.pageSize
 	var rv, cont string
 	for {
-		page, err := s.src.list(ctx, cont, limit, each)
+		page, err := s.src.list(ctx, cont, limit, each, bad)
 		switch {
 		case err != nil && cont != "" && isExpired(err):
 			s.cfg.logger.Info("continue token expired; reading the LIST in one piece", "resource", s.res.String(), "received", n)

@@ -243,13 +243,22 @@ func newListPage(rv, next string, items int, remaining *int64, shard *metav1.Sha
 }
 
 // list reads one page of a consistent LIST (limit 0: the whole LIST) and
-// calls each for every item.
-func (s *source[T]) list(ctx context.Context, cont string, limit int64, each func(T)) (listPage, error) {
+// calls each for every item, bad for every item that cannot be decoded.
+func (s *source[T]) list(ctx context.Context, cont string, limit int64, each func(T), bad func(*ObjectDecodeError)) (listPage, error) {
 	opts := s.listOptions()
 	opts.Limit = limit
 	opts.Continue = cont
+	return s.listWith(ctx, s.request(), opts, each, bad)
+}
+
+// listWith reads the LIST of req and opts, as list does.
+func (s *source[T]) listWith(ctx context.Context, req *rest.Request, opts metav1.ListOptions, each func(T), bad func(*ObjectDecodeError)) (listPage, error) {
 	page := s.res.NewList()
-	if err := s.request().VersionedParams(&opts, metav1.ParameterCodec).Do(ctx).Into(page); err != nil {
+	res := req.VersionedParams(&opts, metav1.ParameterCodec).Do(ctx)
+	if err := res.Into(page); err != nil {
+		if body, rerr := res.Raw(); rerr == nil { // the answer came: it did not decode
+			return s.listItems(body, err, each, bad)
+		}
 		return listPage{}, err
 	}
 	lm, err := meta.ListAccessor(page)
@@ -280,7 +289,13 @@ func (s *source[T]) fetch(ctx context.Context, k Key, rv string) (T, error) {
 	obj := reflect.New(s.elemType).Interface().(T)
 	req := s.client.Get().NamespaceIfScoped(k.Namespace, s.res.Namespaced).Resource(s.res.Resource)
 	if s.cfg.labelSelector == "" && s.cfg.fieldSelector == "" && s.cfg.shard == nil {
-		err := req.Name(k.Name).VersionedParams(&metav1.GetOptions{ResourceVersion: rv}, metav1.ParameterCodec).Do(ctx).Into(obj)
+		res := req.Name(k.Name).VersionedParams(&metav1.GetOptions{ResourceVersion: rv}, metav1.ParameterCodec).Do(ctx)
+		err := res.Into(obj)
+		if body, rerr := res.Raw(); err != nil && rerr == nil {
+			if bad := undecodable(body, err); bad != nil {
+				return obj, bad
+			}
+		}
 		return obj, err
 	}
 	opts := s.listOptions()
@@ -290,27 +305,20 @@ func (s *source[T]) fetch(ctx context.Context, k Key, rv string) (T, error) {
 	}
 	opts.ResourceVersion = rv
 	opts.ResourceVersionMatch = metav1.ResourceVersionMatchNotOlderThan
-	page := s.res.NewList()
-	if err := req.VersionedParams(&opts, metav1.ParameterCodec).Do(ctx).Into(page); err != nil {
-		return obj, err
-	}
-	found := false
-	err := meta.EachListItem(page, func(o kruntime.Object) error {
-		item, ok := o.(T)
-		if !ok || found || KeyOf(item) != k {
-			return fmt.Errorf("a LIST of the one object %s answered with a %T or more", k, o)
-		}
-		reflect.ValueOf(obj).Elem().Set(reflect.ValueOf(item).Elem())
-		found = true
-		return nil
-	})
+	var found []T
+	var bad *ObjectDecodeError
+	_, err := s.listWith(ctx, req, opts, func(o T) { found = append(found, o) }, func(b *ObjectDecodeError) { bad = b })
 	switch {
 	case err != nil:
-		return obj, errDecode{err}
-	case !found:
+		return obj, err
+	case bad != nil && len(found) == 0 && bad.Name == k.Name && bad.Namespace == k.Namespace:
+		return obj, bad
+	case bad != nil || len(found) > 1 || len(found) == 1 && KeyOf(found[0]) != k:
+		return obj, errDecode{fmt.Errorf("a LIST of the one object %s answered with other objects", k)}
+	case len(found) == 0:
 		return obj, apierrors.NewNotFound(schema.GroupResource{Group: s.res.Group, Resource: s.res.Resource}, k.Name)
 	}
-	return obj, nil
+	return found[0], nil
 }
 
 // watchTimeout returns the configured watch timeout, jittered up to twice

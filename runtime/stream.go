@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer/streaming"
+	"k8s.io/apimachinery/pkg/types"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/watch"
 )
@@ -56,9 +58,32 @@ func (s *stream) next() (watch.Event, error) {
 	}
 	obj, err := kruntime.Decode(s.objects, s.event.Object.Raw)
 	if err != nil {
+		if bad := undecodable(s.event.Object.Raw, err); bad != nil && typ != watch.Bookmark && typ != watch.Error {
+			bad.event = typ
+			return watch.Event{Type: typ}, bad
+		}
 		return watch.Event{}, errDecode{fmt.Errorf("%s event: %w", typ, err)}
 	}
 	return watch.Event{Type: typ, Object: obj}, nil
+}
+
+// undecodable returns what tells the object of raw, which failed to decode
+// with err, when raw is a JSON object whose metadata names it; else nil:
+// the frame as a whole is malformed.
+func undecodable(raw []byte, err error) *ObjectDecodeError {
+	var id struct {
+		Metadata struct {
+			Namespace       string    `json:"namespace"`
+			Name            string    `json:"name"`
+			UID             types.UID `json:"uid"`
+			ResourceVersion string    `json:"resourceVersion"`
+		} `json:"metadata"`
+	}
+	if json.Unmarshal(raw, &id) != nil || id.Metadata.Name == "" || id.Metadata.ResourceVersion == "" {
+		return nil
+	}
+	m := id.Metadata
+	return &ObjectDecodeError{Namespace: m.Namespace, Name: m.Name, UID: m.UID, ResourceVersion: m.ResourceVersion, Err: err}
 }
 
 // expireAfter stops the stream when d passes, unless the returned timer is

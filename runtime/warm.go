@@ -342,6 +342,17 @@ func (s *Syncer[T]) fetch(ctx context.Context, keys []Key, rv string) (map[Key]s
 		case apierrors.IsNotFound(f.err), f.err == nil && s.foreign(watch.Added, f.got): // gone, or recreated outside the shard
 			s.cache.vanished(f.key)
 			pending[f.key] = ""
+		case asUndecodable(f.err) != nil: // there, in a version that does not decode
+			bad := asUndecodable(f.err)
+			if stub := s.stub(bad); s.foreign(watch.Added, stub) {
+				s.cache.vanished(f.key)
+				pending[f.key] = ""
+			} else {
+				s.ingest("get", watch.Added, stub, bad)
+			}
+			if compareRV(bad.ResourceVersion, rv) > 0 {
+				pending[f.key] = bad.ResourceVersion
+			}
 		case f.err != nil:
 			if firstErr == nil {
 				firstErr = f.err

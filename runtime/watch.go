@@ -55,11 +55,14 @@ func (s *Syncer[T]) consume(ctx context.Context, w *stream, opened time.Time) re
 	}
 	for {
 		ev, err := w.next()
+		bad := asUndecodable(err)
 		switch {
 		case ctx.Err() != nil:
 			return result{op: op, err: ctx.Err()}
 		case stall != nil && w.expiredNow():
 			return result{op: op, err: errWarmStalled, received: live}
+		case bad != nil:
+			ev.Object, err = s.stub(bad), nil
 		case err == io.EOF:
 			lasted := time.Since(opened)
 			switch {
@@ -84,7 +87,7 @@ func (s *Syncer[T]) consume(ctx context.Context, w *stream, opened time.Time) re
 		// every watch with a bookmark and closes must meet the backoff of
 		// a watch that ended with nothing, not a reconnection at once.
 		live = live || ev.Type != watch.Bookmark
-		if err := s.apply(ev.Type, obj); err != nil {
+		if err := s.apply(ev.Type, obj, bad); err != nil {
 			return result{op: op, err: err, received: live, live: live}
 		}
 		if stall != nil {
@@ -99,8 +102,9 @@ func (s *Syncer[T]) consume(ctx context.Context, w *stream, opened time.Time) re
 }
 
 // apply applies an event of a watch that follows a sync, or that brings a
-// warm start's store in step (see warmState).
-func (s *Syncer[T]) apply(typ watch.EventType, obj T) error {
+// warm start's store in step (see warmState); bad, when not nil, says that
+// obj is a stub for an object that could not be decoded.
+func (s *Syncer[T]) apply(typ watch.EventType, obj T, bad *ObjectDecodeError) error {
 	rv := obj.GetResourceVersion()
 	if w := s.warm; w != nil && w.fromSnapshot {
 		switch {
@@ -122,13 +126,10 @@ func (s *Syncer[T]) apply(typ watch.EventType, obj T) error {
 		return nil
 	}
 	s.rv = rv
-	switch typ {
-	case watch.Added, watch.Modified:
-		s.cache.upsert(obj)
-	case watch.Deleted:
-		s.cache.delete(obj)
-	case watch.Bookmark:
+	if typ == watch.Bookmark {
 		s.cache.at(rv)
+	} else {
+		s.ingest("watch", typ, obj, bad)
 	}
 	if s.warm != nil {
 		s.warmEvent(obj, typ)

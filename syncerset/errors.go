@@ -87,6 +87,7 @@ var hints = map[runtime.ErrorKind]string{
 	runtime.KindUnavailable:  "the server cannot be reached or closed the stream",
 	runtime.KindTimeout:      "a request timed out",
 	runtime.KindExpired:      "its resourceVersion was compacted; relisting",
+	runtime.KindUndecodable:  "an object its Go type cannot decode (does the CRD's schema accept what the type refuses?); the others sync without it",
 }
 
 func progress(p runtime.Progress) string {
