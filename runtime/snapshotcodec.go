@@ -7,6 +7,7 @@ import (
 
 	"github.com/syncer-gen/syncer-gen/runtime/internal/snapshotfile"
 	"github.com/syncer-gen/syncer-gen/runtime/internal/valuecodec"
+	"github.com/syncer-gen/syncer-gen/runtime/internal/wire"
 )
 
 // protobufMarshaler is what the generated protobuf code of API types has.
@@ -22,7 +23,7 @@ func codecFor[T Object](res Resource) snapshotfile.Codec[T] {
 	elem := reflect.TypeFor[T]().Elem()
 	if _, ok := any(reflect.New(elem).Interface()).(interface {
 		protobufMarshaler
-		protobufType
+		wire.ProtobufType
 	}); ok {
 		gvk := schema.GroupVersionKind{Group: res.Group, Version: res.Version, Kind: res.Kind}
 		return snapshotfile.Codec[T]{
@@ -39,7 +40,7 @@ func codecFor[T Object](res Resource) snapshotfile.Codec[T] {
 			},
 			Decode: func(b []byte) (T, error) {
 				o := reflect.New(elem).Interface().(T)
-				if err := any(o).(protobufType).Unmarshal(b); err != nil {
+				if err := any(o).(wire.ProtobufType).Unmarshal(b); err != nil {
 					return o, err
 				}
 				o.GetObjectKind().SetGroupVersionKind(gvk) // as the server's decoder does

@@ -20,6 +20,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/runtime/serializer/streaming"
 	"k8s.io/client-go/rest"
+
+	"github.com/syncer-gen/syncer-gen/runtime/internal/wire"
 )
 
 // source makes the list and watch requests of one resource and decodes
@@ -35,12 +37,6 @@ type source[T Object] struct {
 	server     string // the server's address and API path
 	elemType   reflect.Type
 	shardMode  atomic.Int32 // a ShardMode: who keeps a sharded Syncer to its shard
-}
-
-// protobufType is what the protobuf serializer needs of a type.
-type protobufType interface {
-	Reset()
-	Unmarshal([]byte) error
 }
 
 func newSource[T Object](restCfg *rest.Config, res Resource, cfg *config) (*source[T], error) {
@@ -63,9 +59,9 @@ func newSource[T Object](restCfg *rest.Config, res Resource, cfg *config) (*sour
 	if res.Group == "" {
 		c.APIPath = "/api"
 	}
-	c.NegotiatedSerializer = newFastDecoding(codecs.WithoutConversion(), gv.WithKind(res.Kind), t.Elem())
-	_, objProto := any(obj).(protobufType)
-	_, listProto := list.(protobufType)
+	c.NegotiatedSerializer = wire.NewDecoding(codecs.WithoutConversion(), gv.WithKind(res.Kind), t.Elem())
+	_, objProto := any(obj).(wire.ProtobufType)
+	_, listProto := list.(wire.ProtobufType)
 	if objProto && listProto {
 		c.ContentType = kruntime.ContentTypeProtobuf
 		c.AcceptContentTypes = kruntime.ContentTypeProtobuf + "," + kruntime.ContentTypeJSON

@@ -45,12 +45,6 @@ type certList struct {
 
 func (l *certList) DeepCopyObject() kruntime.Object { c := *l; return &c }
 
-var certCRD = []byte(`{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
-"metadata":{"name":"certs.undecodable.example.com"},
-"spec":{"group":"undecodable.example.com","scope":"Namespaced","names":{"plural":"certs","singular":"cert","kind":"Cert","listKind":"CertList"},
-"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","properties":{
-"spec":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}}}]}}`)
-
 var certs = runtime.Resource{Group: "undecodable.example.com", Version: "v1", Resource: "certs", Kind: "Cert", Namespaced: true,
 	NewList: func() kruntime.Object { return &certList{} }}
 
@@ -62,7 +56,7 @@ type certBed struct {
 }
 
 func newCertBed(t *testing.T, srv *testbed.Server, n int) *certBed {
-	srv.InstallCRD(t, certCRD)
+	srv.InstallCRD(t, freeSpecCRD(certs.Group, certs.Resource, certs.Kind))
 	b := &certBed{srv: srv, ns: newNamespace(t, kubernetes.NewForConfigOrDie(srv.Config()))}
 	b.dyn = dynamic.NewForConfigOrDie(srv.Config()).Resource(schema.GroupVersionResource{Group: certs.Group, Version: "v1", Resource: "certs"}).Namespace(b.ns)
 	for i := range n {

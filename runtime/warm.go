@@ -13,6 +13,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/syncer-gen/syncer-gen/runtime/internal/wire"
 )
 
 // fetchers is how many GETs a warm start keeps in flight.
@@ -113,10 +115,6 @@ var (
 	// delivered every state the store lacks (a proxy that drops bookmarks
 	// in front of a quiet resource, say).
 	errWarmStalled = errors.New("warm start: the watch went silent before the store caught up")
-	// errNoMetadataList: the server answered the metadata-only LIST with
-	// something else (an aggregated server that ignores the Accept
-	// parameters, say).
-	errNoMetadataList = errors.New("the server does not serve metadata-only LISTs")
 	// errPageTooLarge: a page of the metadata-only LIST is over maxMetadataPage.
 	errPageTooLarge = fmt.Errorf("a metadata-only LIST page over %d MiB", maxMetadataPage>>20)
 )
@@ -124,7 +122,7 @@ var (
 // metadataRefused tells whether err means that the server will not serve
 // the metadata-only LIST: asking again is no use.
 func metadataRefused(err error) bool {
-	return apierrors.IsNotAcceptable(err) || apierrors.IsUnsupportedMediaType(err) || errors.Is(err, errNoMetadataList)
+	return apierrors.IsNotAcceptable(err) || apierrors.IsUnsupportedMediaType(err) || errors.Is(err, wire.ErrNotMetadataList)
 }
 
 // warmSync runs a warm resync: at a start, from the snapshot loading

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -56,11 +57,15 @@ type routeList struct {
 
 func (l *routeList) DeepCopyObject() kruntime.Object { c := *l; return &c }
 
-var routeCRD = []byte(`{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
-"metadata":{"name":"routes.warm.example.com"},
-"spec":{"group":"warm.example.com","scope":"Namespaced","names":{"plural":"routes","singular":"route","kind":"Route","listKind":"RouteList"},
+// freeSpecCRD is the manifest of a namespaced CRD of group/v1 whose spec
+// takes anything: what the tests' Go types make of it is the point.
+func freeSpecCRD(group, plural, kind string) []byte {
+	return fmt.Appendf(nil, `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+"metadata":{"name":"%[2]s.%[1]s"},
+"spec":{"group":"%[1]s","scope":"Namespaced","names":{"plural":"%[2]s","singular":"%[4]s","kind":"%[3]s","listKind":"%[3]sList"},
 "versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","properties":{
-"spec":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}}}]}}`)
+"spec":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}}}]}}`, group, plural, kind, strings.ToLower(kind))
+}
 
 var routes = runtime.Resource{Group: "warm.example.com", Version: "v1", Resource: "routes", Kind: "Route", Namespaced: true,
 	NewList: func() kruntime.Object { return &routeList{} }}
@@ -70,7 +75,7 @@ var routes = runtime.Resource{Group: "warm.example.com", Version: "v1", Resource
 // nil), Quantities keep their format, an absent one stays absent.
 func TestWarmStartGivesBackWhatTheServerSent(t *testing.T) {
 	srv := testbed.Shared(t)
-	srv.InstallCRD(t, routeCRD)
+	srv.InstallCRD(t, freeSpecCRD(routes.Group, routes.Resource, routes.Kind))
 	ctx := t.Context()
 	ns := newNamespace(t, kubernetes.NewForConfigOrDie(srv.Config()))
 	dyn := dynamic.NewForConfigOrDie(srv.Config()).Resource(schema.GroupVersionResource{Group: "warm.example.com", Version: "v1", Resource: "routes"}).Namespace(ns)

@@ -1,4 +1,4 @@
-package runtime
+package wire
 
 import (
 	"bytes"
@@ -33,7 +33,7 @@ func protobufCodecs(t *testing.T) (fast, plain kruntime.SerializerInfo) {
 		t.Fatal("no protobuf serializer")
 		return kruntime.SerializerInfo{}
 	}
-	return pick(newFastDecoding(base, gv.WithKind("ConfigMap"), reflect.TypeFor[corev1.ConfigMap]())), pick(base)
+	return pick(NewDecoding(base, gv.WithKind("ConfigMap"), reflect.TypeFor[corev1.ConfigMap]())), pick(base)
 }
 
 func encode(t *testing.T, s kruntime.Encoder, obj kruntime.Object) []byte {
@@ -85,7 +85,7 @@ func TestFastProtobufDecodesGroupedKindLikeThePlainDecoder(t *testing.T) {
 	metav1.AddToGroupVersion(scheme, gv)
 	base := serializer.NewCodecFactory(scheme).WithoutConversion()
 	var fast, plain kruntime.Serializer
-	for _, info := range newFastDecoding(base, gv.WithKind("Deployment"), reflect.TypeFor[appsv1.Deployment]()).SupportedMediaTypes() {
+	for _, info := range NewDecoding(base, gv.WithKind("Deployment"), reflect.TypeFor[appsv1.Deployment]()).SupportedMediaTypes() {
 		if info.MediaType == kruntime.ContentTypeProtobuf {
 			fast = info.Serializer
 		}

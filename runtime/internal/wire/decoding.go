@@ -1,4 +1,4 @@
-package runtime
+package wire
 
 import (
 	"reflect"
@@ -32,14 +32,14 @@ type fastDecoding struct {
 	protoType reflect.Type             // elemType, or nil when T has no protobuf methods
 }
 
-// newFastDecoding wraps ns. For a T without protobuf methods (a CRD type),
+// NewDecoding wraps ns. For a T without protobuf methods (a CRD type),
 // of protobuf only the WatchEvent frames take the fast path: an object of
 // T's kind in protobuf, which only a misbehaving server or proxy sends,
 // goes to the wrapped decoder, which fails it as an error, not a panic.
-func newFastDecoding(ns kruntime.NegotiatedSerializer, gvk schema.GroupVersionKind, elemType reflect.Type) fastDecoding {
+func NewDecoding(ns kruntime.NegotiatedSerializer, gvk schema.GroupVersionKind, elemType reflect.Type) kruntime.NegotiatedSerializer {
 	f := fastDecoding{NegotiatedSerializer: ns, gvk: &gvk, elemType: elemType,
 		eventGVK: new(gvk.GroupVersion().WithKind("WatchEvent"))}
-	if reflect.PointerTo(elemType).Implements(reflect.TypeFor[protobufType]()) {
+	if reflect.PointerTo(elemType).Implements(reflect.TypeFor[ProtobufType]()) {
 		f.protoType = elemType
 	}
 	return f

@@ -1,4 +1,4 @@
-package runtime
+package wire
 
 import (
 	"bytes"
@@ -16,6 +16,13 @@ import (
 // protobufMagic starts every object the protobuf serializer writes.
 var protobufMagic = []byte("k8s\x00")
 
+// ProtobufType is what the protobuf serializer needs of a type: the
+// generated methods of the built-in APIs.
+type ProtobufType interface {
+	Reset()
+	Unmarshal([]byte) error
+}
+
 // objectDecoder decodes the envelope of an object of kind gvk itself.
 type objectDecoder struct {
 	kruntime.Serializer
@@ -27,7 +34,7 @@ type objectDecoder struct {
 func (d objectDecoder) Decode(data []byte, defaults *schema.GroupVersionKind, into kruntime.Object) (kruntime.Object, *schema.GroupVersionKind, error) {
 	if into == nil && d.elemType != nil && bytes.HasPrefix(data, protobufMagic) {
 		if raw, ok := d.ownKind(data[len(protobufMagic):]); ok {
-			obj := reflect.New(d.elemType).Interface().(protobufType)
+			obj := reflect.New(d.elemType).Interface().(ProtobufType)
 			if err := obj.Unmarshal(raw); err == nil {
 				o := obj.(kruntime.Object)
 				// As the protobuf serializer does, with the apiVersion

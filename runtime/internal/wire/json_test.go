@@ -1,4 +1,4 @@
-package runtime
+package wire
 
 import (
 	"bytes"
@@ -105,7 +105,7 @@ func jsonCodecs(gv schema.GroupVersion, kind string, obj, list kruntime.Object) 
 	base := serializer.NewCodecFactory(scheme).WithoutConversion()
 	calls = new(int)
 	elem := reflect.TypeOf(obj).Elem()
-	fast = kruntime.NewClientNegotiator(newFastDecoding(countingNS{base, calls}, gv.WithKind(kind), elem), gv)
+	fast = kruntime.NewClientNegotiator(NewDecoding(countingNS{base, calls}, gv.WithKind(kind), elem), gv)
 	return fast, kruntime.NewClientNegotiator(base, gv), calls
 }
 
@@ -122,27 +122,33 @@ func jsonDecoders(t testing.TB, n kruntime.ClientNegotiator) (objects, events kr
 	return objects, events
 }
 
-// watchJSON decodes a JSON watch response as the Syncer does: the framer
-// and streaming decoder of open, then stream.next until the end or an
-// error.
+// watchJSON decodes a JSON watch response as the Syncer's stream does:
+// WatchEvent frames with the events decoder, then each object with the
+// objects decoder, until the end or an error.
 func watchJSON(t testing.TB, n kruntime.ClientNegotiator, data []byte) ([]watch.Event, error) {
 	objects, events, framer, err := n.StreamDecoder(kruntime.ContentTypeJSON, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	body := io.NopCloser(bytes.NewReader(data))
-	s := &stream{frames: streaming.NewDecoder(framer.NewFrameReader(body), events), objects: objects,
-		body: body, cancel: func() {}}
+	frames := streaming.NewDecoder(framer.NewFrameReader(io.NopCloser(bytes.NewReader(data))), events)
 	var evs []watch.Event
 	for {
-		ev, err := s.next()
+		var e metav1.WatchEvent
+		res, _, err := frames.Decode(nil, &e)
 		if errors.Is(err, io.EOF) {
 			return evs, nil
 		}
 		if err != nil {
 			return evs, err
 		}
-		evs = append(evs, ev)
+		if res != &e {
+			return evs, fmt.Errorf("a frame decoded to %T", res)
+		}
+		obj, err := kruntime.Decode(objects, e.Object.Raw)
+		if err != nil {
+			return evs, err
+		}
+		evs = append(evs, watch.Event{Type: watch.EventType(e.Type), Object: obj})
 	}
 }
 

@@ -1,0 +1,20 @@
+// Package wire reads what kube-apiserver sends a Syncer, in place and
+// straight into the Syncer's typed struct: WatchEvent frames in protobuf
+// and JSON, objects of the Syncer's own kind, and the pages of a
+// metadata-only LIST.
+//
+// What it promises:
+//
+//   - The same result as apimachinery's decoders: every fast path is tested
+//     against them (objects, WatchEvents, whole streams, metadata pages), and
+//     fuzzed; anything unusual (another kind, a Status, a malformed or
+//     uncommon frame) goes to the wrapped apimachinery serializer.
+//   - No copy of an object before it is decoded: a WatchEvent's
+//     Object.Raw points into the frame, which the caller decodes before it
+//     reads the next frame into the same buffer.
+//   - Malformed input is an error, never a panic: JSON nesting is bounded,
+//     protobuf fields are checked before they are read.
+//
+// It knows nothing of sync semantics: NewDecoding wraps the negotiated
+// serializer of a REST client; ReadMetadataPage reads a page's bytes.
+package wire
