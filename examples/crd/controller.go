@@ -65,14 +65,7 @@ func runController(ctx context.Context, cfg *rest.Config, o options, stdout, std
 	if err != nil {
 		return err
 	}
-	c := &controller{
-		widgets: widgets,
-		status:  status,
-		q: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[runtime.Key](),
-			workqueue.TypedRateLimitingQueueConfig[runtime.Key]{Name: "widgets"}),
-		out: stdout,
-	}
-	widgets.AddHandler(queue.Enqueue(c.q, queue.ObjectKey[*shopv1alpha1.Widget]), runtime.WithHandlerName("queue"))
+	c := newController(widgets, status, "widgets", stdout)
 
 	if o.metricsAddr != "" {
 		ln, err := net.Listen("tcp", o.metricsAddr)
@@ -94,17 +87,37 @@ func runController(ctx context.Context, cfg *rest.Config, o options, stdout, std
 		return err
 	}
 	fmt.Fprintf(stderr, "synced %d widgets; reconciling\n", widgets.Store().Len())
-	for range 2 {
-		go c.work(ctx)
-	}
-	c.settle(ctx, widgets.Store().Len())
+	c.start(ctx, "")
 	<-ctx.Done()
 	return nil
 }
 
+// newController makes a controller of the widgets of one syncer, its queue
+// fed by the syncer's handler.
+func newController(widgets *shopsyncers.WidgetSyncer, status *statusWriter, name string, out io.Writer) *controller {
+	c := &controller{
+		widgets: widgets,
+		status:  status,
+		q: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[runtime.Key](),
+			workqueue.TypedRateLimitingQueueConfig[runtime.Key]{Name: name}),
+		out: out,
+	}
+	widgets.AddHandler(queue.Enqueue(c.q, queue.ObjectKey[*shopv1alpha1.Widget]), runtime.WithHandlerName("queue"))
+	return c
+}
+
+// start runs the workers until the queue shuts down and, once the first
+// pass is over, says so, prefixed with what (a shard's name, or "").
+func (c *controller) start(ctx context.Context, what string) {
+	for range 2 {
+		go c.work(ctx)
+	}
+	c.settle(ctx, what, c.widgets.Store().Len())
+}
+
 // settle waits until the first pass is over (the queue is empty and no
 // worker busy), says what it did, and from then on has each write printed.
-func (c *controller) settle(ctx context.Context, n int) {
+func (c *controller) settle(ctx context.Context, what string, n int) {
 	t := time.NewTicker(100 * time.Millisecond)
 	defer t.Stop()
 	for c.q.Len() > 0 || c.inflight.Load() > 0 {
@@ -115,7 +128,7 @@ func (c *controller) settle(ctx context.Context, n int) {
 		}
 	}
 	c.settled.Store(true)
-	fmt.Fprintf(c.out, "reconciled %d widgets: %d status writes, %d retries\n", n, c.writes.Load(), c.retries.Load())
+	fmt.Fprintf(c.out, "%sreconciled %d widgets: %d status writes, %d retries\n", what, n, c.writes.Load(), c.retries.Load())
 }
 
 // work takes keys from the queue until it shuts down.

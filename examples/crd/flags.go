@@ -1,8 +1,11 @@
 package main
 
 import (
+	"errors"
 	"flag"
+	"fmt"
 	"io"
+	"os"
 	"time"
 )
 
@@ -17,6 +20,11 @@ type options struct {
 	metricsAddr string
 	syncTimeout time.Duration
 	qps         float64
+	// A sharded controller (--reconcile --shards N): one replica of a fleet.
+	shards         int
+	replica        string
+	leaseNamespace string
+	leaseDuration  time.Duration
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -31,8 +39,24 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "with --reconcile: serve Prometheus metrics at this address's /metrics (e.g. 127.0.0.1:8080)")
 	fs.DurationVar(&o.syncTimeout, "sync-timeout", time.Minute, "with --reconcile: how long to wait for the initial sync")
 	fs.Float64Var(&o.qps, "qps", -1, "requests per second the client may send, bursts of twice as many; -1: no client-side limit, the server's API Priority and Fairness governs (as controller-runtime does)")
+	fs.IntVar(&o.shards, "shards", 0, "with --reconcile: split the widgets into this many shards, shared with the other replicas started with the same number; 0: one controller for every widget")
+	fs.StringVar(&o.replica, "replica", "", "with --shards: this replica's name, unique among the live replicas (default: host name and process ID)")
+	fs.StringVar(&o.leaseNamespace, "lease-namespace", "default", "with --shards: the namespace of the fleet's Leases")
+	fs.DurationVar(&o.leaseDuration, "lease-duration", 15*time.Second, "with --shards: how long a replica's shards stay its own after it stops renewing them (a killed replica's are taken over after this)")
 	if err := fs.Parse(args); err != nil {
 		return o, usageError{err}
+	}
+	switch {
+	case o.shards < 0:
+		return o, fmt.Errorf("--shards %d: want 0 (no sharding) or more", o.shards)
+	case o.shards > 0 && !o.reconcile:
+		return o, errors.New("--shards needs --reconcile")
+	case o.shards > 0 && o.leaseDuration < 2*time.Second:
+		return o, fmt.Errorf("--lease-duration %s: want 2s or more", o.leaseDuration)
+	}
+	if o.shards > 0 && o.replica == "" {
+		host, _ := os.Hostname()
+		o.replica = fmt.Sprintf("%s-%d", host, os.Getpid())
 	}
 	return o, nil
 }

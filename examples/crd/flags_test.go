@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 	"testing"
+	"time"
 )
 
 // The controller sets no client-side rate limit unless asked: at client-go's
@@ -20,5 +21,18 @@ func TestQPSFlag(t *testing.T) {
 		if err != nil || o.qps != tc.want {
 			t.Errorf("parseFlags(%q): qps %v, %v; want %v", tc.args, o.qps, err, tc.want)
 		}
+	}
+}
+
+// --shards belongs to the controller, and a replica gets a name.
+func TestShardFlags(t *testing.T) {
+	for _, args := range [][]string{{"--shards", "-1", "--reconcile"}, {"--shards", "4"}, {"--reconcile", "--shards", "4", "--lease-duration", "1s"}} {
+		if _, err := parseFlags(args, io.Discard); err == nil {
+			t.Errorf("parseFlags(%q): no error", args)
+		}
+	}
+	o, err := parseFlags([]string{"--reconcile", "--shards", "8"}, io.Discard)
+	if err != nil || o.replica == "" || o.leaseDuration != 15*time.Second {
+		t.Errorf("replica %q, lease duration %s, %v", o.replica, o.leaseDuration, err)
 	}
 }

@@ -49,6 +49,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintln(stderr, "CRD widgets.shop.example.com applied and established")
 	}
+	if o.reconcile && o.shards > 0 {
+		return runSharded(ctx, cfg, o, stdout, stderr)
+	}
 	if o.reconcile {
 		return runController(ctx, cfg, o, stdout, stderr)
 	}

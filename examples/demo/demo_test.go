@@ -50,6 +50,11 @@ func TestDemo(t *testing.T) {
 		"\nreconciled 81 widgets: ",
 		"\ndemo/widget-00000: Pending\n",
 		`ok the controller reconciled the change and served syncer_objects{resource="widgets.shop.example.com/v1alpha1"} 81`,
+		"ok the 8 shards are held: r1=",
+		"ok its shards taken over in ",
+		"ok each of the 16 widgets reconciled by the replica holding its shard (printed by ",
+		"ok rebalanced: r1=",
+		"ok the replicas exited 0 on SIGINT, handing their shards over",
 		"ok kube-apiserver and etcd stopped",
 		"ok demo done in ",
 	} {

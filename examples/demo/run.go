@@ -49,6 +49,7 @@ func run(ctx context.Context, o options, u *ui) (err error) {
 		{"examples/builtin again, after 1% churn: a warm restart from the snapshot", d.runBuiltinWarm},
 		{"examples/crd: sync the widgets, then follow them live", d.runCRD},
 		{"examples/crd --reconcile: a controller writes each widget's status; /metrics", d.runController},
+		{fmt.Sprintf("examples/crd --reconcile --shards %d: three replicas share the widgets; one is killed, then comes back", fleetShards), d.runFleet},
 	}
 	for i, s := range steps {
 		u.step("%s", s.title)

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr/funcr"
+	"k8s.io/client-go/rest"
+
+	shopsyncers "github.com/syncer-gen/syncer-gen/examples/crd/syncers/shop/v1alpha1"
+	"github.com/syncer-gen/syncer-gen/fleet"
+	"github.com/syncer-gen/syncer-gen/runtime"
+)
+
+// fleetName names the Leases of the widget controller's replicas. A
+// change of --shards needs another name (see fleet.Options.Shards).
+func fleetName(shards int) string { return fmt.Sprintf("crd-widgets-%d", shards) }
+
+// runSharded is run with --reconcile --shards N: this replica takes its
+// part of N shards through a fleet of Leases, and runs, for each shard it
+// holds, a controller of that shard's widgets alone: a syncer with
+// runtime.WithShard, a queue, workers. A shard it gives up (to a replica
+// that joined, or lost when it cannot renew) stops its syncer and drops
+// its queue; the replica that takes the shard over reconciles its widgets.
+// Status writes are guarded by the widget's resourceVersion: two replicas
+// that both believed they held a shard would meet a conflict, never
+// overwrite each other's newer write.
+func runSharded(ctx context.Context, cfg *rest.Config, o options, stdout, stderr io.Writer) error {
+	hc, err := rest.HTTPClientFor(cfg) // one connection for the Leases, the shards' syncers and status writes
+	if err != nil {
+		return err
+	}
+	status, err := newStatusWriter(cfg, hc)
+	if err != nil {
+		return err
+	}
+	log := funcr.New(func(prefix, args string) { fmt.Fprintln(stderr, prefix, args) }, funcr.Options{})
+	f, err := fleet.New(cfg, fleet.Options{
+		Name: fleetName(o.shards), Namespace: o.leaseNamespace, Identity: o.replica, Shards: o.shards,
+		LeaseDuration: o.leaseDuration, RenewDeadline: o.leaseDuration * 2 / 3, RetryPeriod: o.leaseDuration / 5,
+		Logger: log,
+	})
+	if err != nil {
+		return err
+	}
+	h := &holdings{replica: o.replica, n: o.shards, out: stdout}
+	fmt.Fprintf(stderr, "replica %s joins fleet %s in namespace %s\n", o.replica, fleetName(o.shards), o.leaseNamespace)
+	return f.Run(ctx, func(ctx context.Context, shard int) error {
+		return runShard(ctx, cfg, hc, o, status, h, shard)
+	})
+}
+
+// runShard reconciles the widgets of one shard until ctx is done.
+func runShard(ctx context.Context, cfg *rest.Config, hc *http.Client, o options, status *statusWriter, h *holdings, shard int) error {
+	started := time.Now()
+	widgets, err := shopsyncers.NewWidgetSyncer(cfg, runtime.WithHTTPClient(hc), runtime.WithNamespace(o.namespace),
+		runtime.WithShard(shard, o.shards))
+	if err != nil {
+		return err
+	}
+	name := fmt.Sprintf("shard %d of %d", shard, o.shards)
+	c := newController(widgets, status, name, h.out)
+	ctx, cancel := context.WithCancel(ctx)
+	ran := make(chan error, 1)
+	go func() { ran <- widgets.Run(ctx) }()
+	defer func() { cancel(); c.q.ShutDown(); <-ran }()
+	wctx, stop := context.WithTimeout(ctx, o.syncTimeout)
+	defer stop()
+	if err := widgets.WaitForSync(wctx); err != nil {
+		return fmt.Errorf("%s: %w (last error: %v)", name, err, widgets.LastError())
+	}
+	h.add(shard, fmt.Sprintf("%d widgets synced in %s, %s", widgets.Store().Len(), time.Since(started).Round(time.Millisecond), widgets.ShardMode()))
+	defer h.remove(ctx, shard)
+	c.start(ctx, fmt.Sprintf("replica %s, %s: ", h.replica, name))
+	<-ctx.Done()
+	return nil
+}
+
+// holdings prints which shards this replica holds, after each change.
+type holdings struct {
+	replica string
+	n       int
+	out     io.Writer
+	mu      sync.Mutex
+	held    []int
+}
+
+func (h *holdings) add(shard int, what string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.held = append(h.held, shard)
+	slices.Sort(h.held)
+	fmt.Fprintf(h.out, "replica %s took shard %d: %s\n", h.replica, shard, what)
+	h.print()
+}
+
+func (h *holdings) remove(ctx context.Context, shard int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.held = slices.DeleteFunc(h.held, func(s int) bool { return s == shard })
+	fmt.Fprintf(h.out, "replica %s gave up shard %d: %v\n", h.replica, shard, context.Cause(ctx))
+	h.print()
+}
+
+// print says what is held; h.mu is held.
+func (h *holdings) print() {
+	fmt.Fprintf(h.out, "replica %s holds %d of %d shards: %v\n", h.replica, len(h.held), h.n, h.held)
+}
