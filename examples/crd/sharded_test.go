@@ -1,0 +1,302 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/syncer-gen/syncer-gen/examples/internal/fixture"
+	"github.com/syncer-gen/syncer-gen/examples/internal/lines"
+)
+
+// replica is a process of `crd --reconcile --shards`, its stdout lines
+// kept with the time each was read.
+type replica struct {
+	name  string
+	cmd   *exec.Cmd
+	out   *lines.Reader
+	mu    sync.Mutex
+	lines []timedLine
+}
+
+type timedLine struct {
+	at   time.Time
+	text string
+}
+
+func (r *replica) seen() []timedLine {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.lines)
+}
+
+var (
+	tookLine = regexp.MustCompile(`^replica \S+ took shard (\d+): `)
+	gaveLine = regexp.MustCompile(`^replica \S+ gave up shard (\d+): `)
+)
+
+// held returns the shards r holds by its last lines.
+func (r *replica) held() map[int]bool {
+	h := map[int]bool{}
+	for _, l := range r.seen() {
+		if m := tookLine.FindStringSubmatch(l.text); m != nil {
+			h[atoi(m[1])] = true
+		}
+		if m := gaveLine.FindStringSubmatch(l.text); m != nil {
+			delete(h, atoi(m[1]))
+		}
+	}
+	return h
+}
+
+func atoi(s string) (n int) {
+	fmt.Sscan(s, &n)
+	return n
+}
+
+// span is a time a replica worked on a shard: from the line saying it took
+// the shard (its syncer synced; its reconciles come after) to the one
+// saying it gave it up (its work returned), or to its death.
+type span struct {
+	replica    string
+	start, end time.Time
+}
+
+// spans returns each shard's spans of r, those still open ending at end.
+func (r *replica) spans(end time.Time) map[int][]span {
+	out := map[int][]span{}
+	open := map[int]time.Time{}
+	for _, l := range r.seen() {
+		if m := tookLine.FindStringSubmatch(l.text); m != nil {
+			open[atoi(m[1])] = l.at
+		}
+		if m := gaveLine.FindStringSubmatch(l.text); m != nil {
+			s := atoi(m[1])
+			out[s] = append(out[s], span{r.name, open[s], l.at})
+			delete(open, s)
+		}
+	}
+	for s, start := range open {
+		out[s] = append(out[s], span{r.name, start, end})
+	}
+	return out
+}
+
+// leaseLog records every version of the fleet's shard Leases, with the
+// time the test saw it.
+type leaseLog struct {
+	mu      sync.Mutex
+	records map[string][]leaseSeen
+}
+
+type leaseSeen struct {
+	at     time.Time
+	holder string
+}
+
+// Three replicas over eight shards, with writes flowing at about 200 a
+// second; one is killed with SIGKILL. Its shards are taken over within the
+// lease plus a sync; no shard was ever worked on by two replicas at once,
+// by the replicas' own logs, nor passed from a holder to another before
+// the first's lease expired, by the Leases' records; every write made after
+// the kill is reconciled.
+func TestShardedReplicasTakeOverAKilledOne(t *testing.T) {
+	const (
+		n      = 300
+		shards = 8
+		lease  = 3 * time.Second
+		ns     = "sharded"
+	)
+	srv, kubeconfig, widgets := setup(t, ns, n)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	leaseNS := "sharded-leases"
+	if err := fixture.CreateNamespace(ctx, srv.Client(), leaseNS); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "crd")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+
+	leases := &leaseLog{records: map[string][]leaseSeen{}}
+	w, err := srv.Client().CoordinationV1().Leases(leaseNS).Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	go func() {
+		for ev := range w.ResultChan() {
+			l, ok := ev.Object.(*coordinationv1.Lease)
+			if !ok || ev.Type == watch.Deleted || !strings.Contains(l.Name, "-shard-") {
+				continue
+			}
+			holder := ""
+			if l.Spec.HolderIdentity != nil {
+				holder = *l.Spec.HolderIdentity
+			}
+			leases.mu.Lock()
+			leases.records[l.Name] = append(leases.records[l.Name], leaseSeen{time.Now(), holder})
+			leases.mu.Unlock()
+		}
+	}()
+
+	replicas := map[string]*replica{}
+	for _, name := range []string{"r1", "r2", "r3"} {
+		r := &replica{name: name}
+		r.cmd = exec.Command(bin, "--kubeconfig", kubeconfig, "--namespace", ns, "--reconcile", "--shards", fmt.Sprint(shards),
+			"--replica", name, "--lease-namespace", leaseNS, "--lease-duration", lease.String())
+		r.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+		pipe, err := r.cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		r.out = lines.Read(pipe, func(l string) {
+			r.mu.Lock()
+			r.lines = append(r.lines, timedLine{time.Now(), l})
+			r.mu.Unlock()
+		})
+		replicas[name] = r
+		t.Cleanup(func() { r.cmd.Process.Kill(); r.cmd.Wait() })
+	}
+	holdings := func(names ...string) (string, bool) {
+		count := map[int]int{}
+		var parts []string
+		for _, name := range names {
+			h := replicas[name].held()
+			parts = append(parts, fmt.Sprintf("%s=%d", name, len(h)))
+			for s := range h {
+				count[s]++
+			}
+		}
+		for s := range shards {
+			if count[s] != 1 {
+				return strings.Join(parts, " "), false
+			}
+		}
+		return strings.Join(parts, " "), true
+	}
+	eventually(t, time.Minute, func() string {
+		if h, ok := holdings("r1", "r2", "r3"); !ok {
+			return "shards not all held once: " + h
+		}
+		return ""
+	})
+
+	// Writes flowing: owners taken away and given back at random.
+	stopWrites := make(chan struct{})
+	var writes sync.WaitGroup
+	writes.Go(func() {
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stopWrites:
+				return
+			case <-tick.C:
+			}
+			name := fmt.Sprintf("widget-%05d", rand.IntN(n))
+			wd, err := widgets.Get(ctx, name)
+			if err != nil {
+				continue
+			}
+			wd.Spec.Owner = []string{"", "alice", "bob"}[rand.IntN(3)]
+			widgets.Update(ctx, wd) // a conflict is a write skipped
+		}
+	})
+	lost := replicas["r2"].held()
+	killed := time.Now()
+	if err := replicas["r2"].cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, time.Minute, func() string {
+		if h, ok := holdings("r1", "r3"); !ok {
+			return "the killed replica's shards not taken over: " + h
+		}
+		return ""
+	})
+	var takenOver time.Time
+	for _, name := range []string{"r1", "r3"} {
+		for _, l := range replicas[name].seen() {
+			if m := tookLine.FindStringSubmatch(l.text); m != nil && lost[atoi(m[1])] && l.at.After(takenOver) {
+				takenOver = l.at
+			}
+		}
+	}
+	took := takenOver.Sub(killed)
+	t.Logf("shards %v of the killed replica taken over and synced in %s (lease %s)", slices.Sorted(maps.Keys(lost)), took, lease)
+	if took > lease+5*time.Second {
+		t.Errorf("takeover took %s, want at most the lease (%s) and 5s", took, lease)
+	}
+	// Writes go on for a while after the takeover, then every widget's
+	// status must come to follow its spec.
+	<-time.After(2 * time.Second) // how long writes go on after the takeover
+	close(stopWrites)
+	writes.Wait()
+	eventually(t, time.Minute, func() string {
+		l, err := widgets.List(ctx)
+		if err != nil {
+			return err.Error()
+		}
+		for _, w := range l {
+			if want := phaseOf(w); w.Status.Phase != want {
+				return fmt.Sprintf("%s: status %q, spec calls for %q", w.Name, w.Status.Phase, want)
+			}
+		}
+		return ""
+	})
+
+	// No shard worked on by two replicas at once.
+	end := time.Now()
+	byShard := map[int][]span{}
+	for name, r := range replicas {
+		stop := end
+		if name == "r2" {
+			stop = killed
+		}
+		for s, sp := range r.spans(stop) {
+			byShard[s] = append(byShard[s], sp...)
+		}
+	}
+	for s, sp := range byShard {
+		slices.SortFunc(sp, func(a, b span) int { return a.start.Compare(b.start) })
+		for i := 1; i < len(sp); i++ {
+			if sp[i].start.Before(sp[i-1].end) {
+				t.Errorf("shard %d: %s worked on it from %s while %s did until %s", s, sp[i].replica,
+					sp[i].start.Format("15:04:05.000"), sp[i-1].replica, sp[i-1].end.Format("15:04:05.000"))
+			}
+		}
+	}
+	// No Lease passed from a live holder to another before it expired.
+	leases.mu.Lock()
+	defer leases.mu.Unlock()
+	for name, recs := range leases.records {
+		for i := 1; i < len(recs); i++ {
+			prev, cur := recs[i-1], recs[i]
+			if prev.holder == "" || cur.holder == prev.holder {
+				continue
+			}
+			if gap := cur.at.Sub(prev.at); gap < lease-200*time.Millisecond {
+				t.Errorf("%s passed from %s to %s %s after %s's last renewal was seen; its lease is %s",
+					name, prev.holder, cur.holder, gap, prev.holder, lease)
+			}
+		}
+	}
+}
