@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/mod/semver"
+
 	"github.com/syncer-gen/syncer-gen/internal/testbed"
 	"k8s.io/client-go/kubernetes"
 )
@@ -109,6 +111,11 @@ func benchMain(args []string) error {
 	}
 	if o.runs(partWarm) {
 		if out.warm, err = b.warmRounds(ctx); err != nil {
+			return err
+		}
+	}
+	if o.runs(partShard) {
+		if out.shards, err = b.shardRounds(ctx); err != nil {
 			return err
 		}
 	}
@@ -211,8 +218,21 @@ func launch(ctx context.Context, dir string, o options) (*testbed.Server, error)
 	if o.kubeVersion != "" {
 		opts = append(opts, testbed.WithKubeVersion(o.kubeVersion))
 	}
+	var gates []string
 	if !o.watchListCompression {
-		opts = append(opts, testbed.WithAPIServerFlags("--feature-gates=WatchListCompression=false"))
+		gates = append(gates, "WatchListCompression=false")
+	}
+	if o.runs(partShard) {
+		v := o.kubeVersion
+		if v == "" {
+			v, _ = testbed.DefaultVersion()
+		}
+		if semver.Compare(v, shardGateFrom) >= 0 { // the shard part's server-side shards
+			gates = append(gates, "ShardedListAndWatch=true")
+		}
+	}
+	if len(gates) > 0 {
+		opts = append(opts, testbed.WithAPIServerFlags("--feature-gates="+strings.Join(gates, ",")))
 	}
 	fmt.Fprintln(os.Stderr, "starting etcd and kube-apiserver (building them first if bin/ lacks them)")
 	type launched struct {

@@ -44,9 +44,10 @@ const (
 	partServerCost = "server-cost"
 	partCRD        = "crd"
 	partWarm       = "warm"
+	partShard      = "shard"
 )
 
-var partNames = []string{partContenders, partServerCost, partCRD, partWarm}
+var partNames = []string{partContenders, partServerCost, partCRD, partWarm, partShard}
 
 func (o options) runs(part string) bool { return slices.Contains(o.parts, part) }
 

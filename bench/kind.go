@@ -24,6 +24,8 @@ type childEnv struct {
 	probe     *probe        // counts restarts and queue depth in the steady state
 	slow      *slowHandler  // the second handler; nil for contenders without one
 	snapshot  string        // our syncer's snapshot file; "" for none
+	shard     int           // with shards > 0: our syncer syncs shard shard of shards
+	shards    int
 }
 
 // syncOutcome is what a contender reports once synced.

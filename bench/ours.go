@@ -20,6 +20,9 @@ func runOurs[P runtime.Object](ctx context.Context, e *childEnv,
 	if e.snapshot != "" {
 		opts = append(opts, runtime.WithSnapshot(e.snapshot))
 	}
+	if e.shards > 0 {
+		opts = append(opts, runtime.WithShard(e.shard, e.shards))
+	}
 	s, err := newSyncer(e.cfg, opts...)
 	if err != nil {
 		return syncOutcome{}, err
@@ -52,6 +55,9 @@ func runOurs[P runtime.Object](ctx context.Context, e *childEnv,
 		return syncOutcome{}, fmt.Errorf("not synced: %w (last error: %v)", err, lastErr.Load())
 	}
 	note := "mode=" + s.Mode().String()
+	if e.shards > 0 {
+		note += " shard=" + s.ShardMode().String()
+	}
 	if n := failures.Load(); n > 0 {
 		note += fmt.Sprintf(" errors=%d last=%v", n, lastErr.Load())
 	}

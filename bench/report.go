@@ -136,6 +136,7 @@ type outcome struct {
 	clients int
 	crd     []result
 	warm    []result
+	shards  []shardRun
 }
 
 // report prints the tables and ends with the machine-readable line.
@@ -172,5 +173,7 @@ func report(w io.Writer, setup string, out outcome) {
 	wss := summarize(out.warm, []string{oursWarm, ours, clientGoWatch})
 	wcs := warmComparisons(wss)
 	reportWarm(w, out.warm, wss, wcs)
-	fmt.Fprintln(w, machineLine(slices.Concat(cs, scs, svcs, ccs, wcs)))
+	shcs := shardComparisons(out.shards)
+	reportShards(w, out.shards, shcs)
+	fmt.Fprintln(w, machineLine(slices.Concat(cs, scs, svcs, ccs, wcs, shcs)))
 }

@@ -114,6 +114,28 @@ func serverSnapshot(dir string, i int) string {
 // serverCost starts b.o.clients children of c, lets them start work at
 // once, and measures kube-apiserver until the last one synced.
 func (b *bench) serverCost(ctx context.Context, c contender, round int) (serverRun, error) {
+	r, reports, err := b.wave(ctx, c, b.o.clients, func(i int) []string {
+		extra := []string{fmt.Sprintf("-tag=server.%s.r%d.c%d", c.name, round, i)}
+		if c.name == oursWarm {
+			extra = append(extra, "-snapshot="+serverSnapshot(b.dir, i))
+		}
+		return extra
+	}, round)
+	for _, s := range reports {
+		if s.Objects != b.o.n {
+			return r, fmt.Errorf("a client saw %d objects, want %d", s.Objects, b.o.n)
+		}
+		if c.name == oursWarm && !strings.Contains(s.Note, "mode=warm") {
+			return r, fmt.Errorf("a client did not start warm (%s)", s.Note)
+		}
+	}
+	return r, err
+}
+
+// wave starts n children of c, child i with the flags args(i), lets them
+// start work at once, and measures kube-apiserver until the last one
+// synced; it returns the children's sync reports.
+func (b *bench) wave(ctx context.Context, c contender, n int, args func(i int) []string, round int) (serverRun, []syncReport, error) {
 	r := serverRun{contender: c.name}
 	var chs []*child
 	defer func() {
@@ -121,75 +143,67 @@ func (b *bench) serverCost(ctx context.Context, c contender, round int) (serverR
 			ch.kill()
 		}
 	}()
-	for i := range b.o.clients {
-		extra := []string{"-barrier", fmt.Sprintf("-tag=server.%s.r%d.c%d", c.name, round, i)}
-		if c.name == oursWarm {
-			extra = append(extra, "-snapshot="+serverSnapshot(b.dir, i))
-		}
-		ch, err := startChild(b.exe, c, b.o, b.kubeconfig, round, extra...)
+	for i := range n {
+		ch, err := startChild(b.exe, c, b.o, b.kubeconfig, round, append([]string{"-barrier"}, args(i)...)...)
 		if err != nil {
-			return r, err
+			return r, nil, err
 		}
 		chs = append(chs, ch)
 	}
 	for _, ch := range chs {
 		if err := ch.expect(ctx, msgReady, &struct{}{}, replyTimeout); err != nil {
-			return r, err
+			return r, nil, err
 		}
 	}
 	// Once reset, VmHWM is the RSS at the reset: the baseline.
 	pid := strconv.Itoa(b.apiserver)
 	if err := resetHWM(b.apiserver); err != nil {
-		return r, err
+		return r, nil, err
 	}
 	var err error
 	if r.idleRSS, err = statusBytes(pid, "VmHWM"); err != nil {
-		return r, err
+		return r, nil, err
 	}
 	alloc0, err := b.apiserverAllocated(ctx)
 	if err != nil {
-		return r, err
+		return r, nil, err
 	}
 	cpu0 := cpuOf([]int{b.apiserver})
 	for _, ch := range chs {
 		if err := ch.send(cmdGo); err != nil {
-			return r, err
+			return r, nil, err
 		}
 	}
+	var reports []syncReport
 	for _, ch := range chs {
 		var s syncReport
 		if err := ch.expect(ctx, msgSynced, &s, b.o.timeout+replyTimeout); err != nil {
-			return r, err
-		}
-		if s.Objects != b.o.n {
-			return r, fmt.Errorf("a client saw %d objects, want %d", s.Objects, b.o.n)
-		}
-		if c.name == oursWarm && !strings.Contains(s.Note, "mode=warm") {
-			return r, fmt.Errorf("a client did not start warm (%s)", s.Note)
+			return r, nil, err
 		}
 		r.slowest = max(r.slowest, s.SyncSeconds)
+		reports = append(reports, s)
 	}
 	r.cpu = cpuOf([]int{b.apiserver}) - cpu0
 	if r.peak, err = statusBytes(pid, "VmHWM"); err != nil {
-		return r, err
+		return r, nil, err
 	}
 	alloc1, err := b.apiserverAllocated(ctx)
 	if err != nil {
-		return r, err
+		return r, nil, err
 	}
 	r.allocated = alloc1 - alloc0
 	for _, ch := range chs {
 		if err := ch.send(cmdExit); err != nil {
-			return r, err
+			return r, nil, err
 		}
 		if err := ch.expect(ctx, msgExit, &exitReport{}, replyTimeout); err != nil {
-			return r, err
+			return r, nil, err
 		}
 		if err := ch.wait(replyTimeout); err != nil {
-			return r, err
+			return r, nil, err
 		}
 	}
-	return r, nil
+	return r, reports, nil
 }
 
 // serverSummary holds the medians of one row's rounds; NaN when it did not run.

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strings"
+)
+
+// The shard part: K children of ours start at once, child i syncing shard
+// i of K (runtime.WithShard; K = 1 is the unsharded syncer), against a
+// kube-apiserver restarted for the row, with ShardedListAndWatch on where
+// it has the gate (1.36 and later): each shard's time to synced and peak
+// RSS, and what kube-apiserver pays for the K shards together.
+
+// shardCounts are the rows of the shard table.
+var shardCounts = []int{1, 2, 4}
+
+// shardRun is one round of one row.
+type shardRun struct {
+	serverRun
+	k        int
+	peakRSS  int64   // the largest shard's peak RSS
+	allocMiB float64 // the largest shard's allocations
+	modes    string  // the shards' modes, e.g. "served"
+}
+
+// shardGateFrom is the first kube-apiserver with ShardedListAndWatch.
+const shardGateFrom = "v1.36.0"
+
+func (b *bench) shardRounds(ctx context.Context) ([]shardRun, error) {
+	c, _ := contenderByName(ours)
+	var runs []shardRun
+	for round := 1; round <= b.o.rounds; round++ {
+		for _, k := range shardCounts {
+			if err := b.srv.Relaunch(); err != nil {
+				return nil, err
+			}
+			if b.servers, b.apiserver = serverPIDs(); len(b.servers) != 2 || b.apiserver == 0 {
+				return nil, fmt.Errorf("shards: found %d of the test bed's processes after restarting kube-apiserver", len(b.servers))
+			}
+			if err := b.quiesce(ctx, fmt.Sprintf("%d shards", k)); err != nil {
+				return nil, err
+			}
+			r, err := b.shardRow(ctx, c, k, round)
+			if err != nil {
+				return nil, fmt.Errorf("shards, round %d, %d shards: %w", round, k, err)
+			}
+			fmt.Fprintf(os.Stderr, "shards round %d/%d K=%d: slowest shard synced in %.3fs, largest peak RSS %.1f MiB, %s; kube-apiserver CPU %.2fs, allocated %.0f MiB\n",
+				round, b.o.rounds, k, r.slowest, float64(r.peakRSS)/mib, r.modes, r.cpu.Seconds(), r.allocated/mib)
+			runs = append(runs, r)
+		}
+	}
+	return runs, nil
+}
+
+// shardRow runs k shards at once; together they must hold every object
+// once.
+func (b *bench) shardRow(ctx context.Context, c contender, k, round int) (shardRun, error) {
+	r := shardRun{k: k}
+	var err error
+	var reports []syncReport
+	r.serverRun, reports, err = b.wave(ctx, c, k, func(i int) []string {
+		extra := []string{fmt.Sprintf("-tag=shard.k%d.r%d.s%d", k, round, i)}
+		if k > 1 {
+			extra = append(extra, fmt.Sprintf("-shard=%d/%d", i, k))
+		}
+		return extra
+	}, round)
+	if err != nil {
+		return r, err
+	}
+	total := 0
+	var modes []string
+	for _, s := range reports {
+		total += s.Objects
+		r.peakRSS = max(r.peakRSS, s.HWMBytes)
+		r.allocMiB = max(r.allocMiB, float64(s.TotalAllocBytes)/mib)
+		if _, m, ok := strings.Cut(s.Note, "shard="); ok && !slices.Contains(modes, m) {
+			modes = append(modes, m)
+		}
+	}
+	if total != b.o.n {
+		return r, fmt.Errorf("the %d shards hold %d objects together, want %d", k, total, b.o.n)
+	}
+	r.modes = strings.Join(modes, ",")
+	if r.modes == "" {
+		r.modes = "unsharded"
+	}
+	return r, nil
+}
+
+// shardSummary holds the medians of one row's rounds.
+type shardSummary struct {
+	k, runs                         int
+	slowest, peakMiB, allocMiB, cpu float64
+	serverAllocMiB                  float64
+	modes                           string
+}
+
+func summarizeShards(runs []shardRun, k int) shardSummary {
+	s := shardSummary{k: k}
+	var slowest, peak, alloc, cpu, salloc []float64
+	for _, r := range runs {
+		if r.k != k {
+			continue
+		}
+		s.runs++
+		s.modes = r.modes
+		slowest = append(slowest, r.slowest)
+		peak = append(peak, float64(r.peakRSS)/mib)
+		alloc = append(alloc, r.allocMiB)
+		cpu = append(cpu, r.cpu.Seconds())
+		salloc = append(salloc, r.allocated/mib)
+	}
+	s.slowest, s.peakMiB, s.allocMiB, s.cpu, s.serverAllocMiB = median(slowest), median(peak), median(alloc), median(cpu), median(salloc)
+	return s
+}
+
+func shardTable(runs []shardRun) *table {
+	t := &table{header: []string{"shards K", "runs", "mode", "slowest shard's time to synced s", "largest shard's peak RSS MiB",
+		"largest shard's allocated MiB", "apiserver CPU s (K shards)", "apiserver allocated MiB (K shards)"}}
+	for _, k := range shardCounts {
+		if s := summarizeShards(runs, k); s.runs > 0 {
+			t.add(fmt.Sprint(k), fmt.Sprint(s.runs), s.modes, num(s.slowest, 3), num(s.peakMiB, 1), num(s.allocMiB, 0), num(s.cpu, 2), num(s.serverAllocMiB, 0))
+		}
+	}
+	return t
+}
+
+// shardComparisons: the targets for a shard of 4 against the
+// unsharded syncer.
+func shardComparisons(runs []shardRun) []comparison {
+	one, four := summarizeShards(runs, 1), summarizeShards(runs, 4)
+	return []comparison{
+		{key: "shard_time_vs_unsharded", what: "a shard of 4: time to synced / unsharded", value: ratio(four.slowest, one.slowest), target: 0.35},
+		{key: "shard_rss_vs_unsharded", what: "a shard of 4: peak RSS / unsharded", value: ratio(four.peakMiB, one.peakMiB), target: 0.35},
+		{key: "shard_server_cpu_vs_unsharded", what: "4 shards together: apiserver CPU / unsharded", value: ratio(four.cpu, one.cpu), target: 1.3},
+		{what: "4 shards together: apiserver allocated / unsharded", value: ratio(four.serverAllocMiB, one.serverAllocMiB), target: math.NaN()},
+	}
+}
+
+// reportShards prints the shard part, when it ran.
+func reportShards(w io.Writer, runs []shardRun, cs []comparison) {
+	if len(runs) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nShards: K children of ours start at once, child i syncing shard i of K (K = 1: unsharded), against a kube-apiserver "+
+		"restarted for the row, ShardedListAndWatch on where it has it (mode served; filtered: the server ignored the selector); "+
+		"each shard's time to synced and peak RSS, and kube-apiserver's CPU and allocated bytes for the K together; medians over the rounds:\n\n%s\n", shardTable(runs))
+	fmt.Fprintf(w, "Shard ratios:\n\n%s\n", comparisonTable(cs))
+}
