@@ -119,7 +119,8 @@ func machineLine(cs []comparison) string {
 	keys := []string{"time_vs_floor", "rss_vs_keepall", "rss_vs_clientgo", "time_vs_clientgo", "rss_strip_vs_keepall", "cpu_per_event_vs_clientgo",
 		"slow_lag_p50_vs_fast", "slow_restarts", "slow_rss_vs_clientgo",
 		"server_rss_vs_clientgo_list", "server_cpu_vs_clientgo_watchlist", "crd_time_vs_clientgo", "crd_rss_vs_clientgo",
-		"warm_time_vs_cold", "warm_bytes_vs_cold", "cpu_per_event_vs_floor"}
+		"warm_time_vs_cold", "warm_bytes_vs_cold", "cpu_per_event_vs_floor",
+		"shard_time_vs_unsharded", "shard_rss_vs_unsharded", "shard_server_cpu_vs_unsharded"}
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = k + "=" + get(k)
