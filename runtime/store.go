@@ -125,6 +125,14 @@ func (s *Store[T]) ByIndex(index, value string) []T {
 	return out
 }
 
+// HasIndex tells whether the store keeps an index named index.
+func (s *Store[T]) HasIndex(index string) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	_, ok := s.indexes[index]
+	return ok
+}
+
 // IndexValues returns the values present in the named index.
 func (s *Store[T]) IndexValues(index string) []string {
 	s.mu.RLock()

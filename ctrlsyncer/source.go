@@ -1,0 +1,93 @@
+package ctrlsyncer
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	"github.com/syncer-gen/syncer-gen/runtime"
+)
+
+// Source returns the events of syncer s as a controller-runtime source:
+// each goes through the predicates, then to h, which adds requests to the
+// controller's queue. It must be started once; WaitForSync returns once
+// its handler got the syncer's OnSync. The objects h and the predicates
+// see are the store's: they must not modify them.
+func Source[T client.Object, R comparable](s *runtime.Syncer[T], h handler.TypedEventHandler[T, R], preds ...predicate.TypedPredicate[T]) source.TypedSyncingSource[R] {
+	return &syncerSource[T, R]{s: s, h: h, preds: preds, started: make(chan struct{})}
+}
+
+type syncerSource[T client.Object, R comparable] struct {
+	s       *runtime.Syncer[T]
+	h       handler.TypedEventHandler[T, R]
+	preds   []predicate.TypedPredicate[T]
+	once    sync.Once
+	started chan struct{}
+	reg     *runtime.Registration
+}
+
+// Start adds a handler to the syncer and returns at once; the handler is
+// removed when ctx is done.
+func (src *syncerSource[T, R]) Start(ctx context.Context, q workqueue.TypedRateLimitingInterface[R]) error {
+	err := errors.New("ctrlsyncer: Source started twice")
+	src.once.Do(func() {
+		err = nil
+		src.reg = src.s.AddHandler(src.handler(ctx, q), runtime.WithHandlerName("controller-runtime"))
+		close(src.started)
+		go func() {
+			<-ctx.Done()
+			src.reg.Remove()
+		}()
+	})
+	return err
+}
+
+// WaitForSync waits until the source was started and its handler got
+// OnSync, or ctx is done.
+func (src *syncerSource[T, R]) WaitForSync(ctx context.Context) error {
+	select {
+	case <-src.started:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return src.reg.WaitForSync(ctx)
+}
+
+func (src *syncerSource[T, R]) handler(ctx context.Context, q workqueue.TypedRateLimitingInterface[R]) runtime.Handler[T] {
+	return runtime.HandlerFuncs[T]{
+		AddFunc: func(o T) {
+			e := event.TypedCreateEvent[T]{Object: o}
+			for _, p := range src.preds {
+				if !p.Create(e) {
+					return
+				}
+			}
+			src.h.Create(ctx, e, q)
+		},
+		UpdateFunc: func(old, o T) {
+			e := event.TypedUpdateEvent[T]{ObjectOld: old, ObjectNew: o}
+			for _, p := range src.preds {
+				if !p.Update(e) {
+					return
+				}
+			}
+			src.h.Update(ctx, e, q)
+		},
+		DeleteFunc: func(o T, how runtime.Deletion) {
+			e := event.TypedDeleteEvent[T]{Object: o, DeleteStateUnknown: how == runtime.DeletionInferred}
+			for _, p := range src.preds {
+				if !p.Delete(e) {
+					return
+				}
+			}
+			src.h.Delete(ctx, e, q)
+		},
+	}
+}
