@@ -83,7 +83,7 @@ func childMain(args []string) error {
 	defer stop()
 	prof := newProfiler(a.profileDir, a.tag)
 	env := &childEnv{cfg: cfg, namespace: a.namespace, plural: res.plural, timeout: a.timeout,
-		lags: newLagObserver(), probe: newProbe(res.plural), snapshot: a.snapshot}
+		lags: newLagObserver(), probe: newProbe(res.plural), snapshot: a.snapshot, want: a.want}
 	if a.shard != "" {
 		if _, err := fmt.Sscanf(a.shard, "%d/%d", &env.shard, &env.shards); err != nil || env.shards < 1 {
 			return fmt.Errorf("-shard %q: want i/n", a.shard)

@@ -38,6 +38,10 @@ var crdContenders = []contender{
 		what: "client-go SharedIndexInformer over *Widget, WatchListClient on: a ListWatch on a REST client of the type, as informer-gen's or controller-runtime's; the owner and color indexes of ours"},
 	{name: clientGoDynamic, env: []string{watchListGate + "=true"},
 		what: "client-go dynamicinformer (unstructured objects), WatchListClient on; the same indexes"},
+	{name: crCache, env: []string{watchListGate + "=true"},
+		what: "a controller-runtime Manager whose controller watches For(&Widget{}) and whose reconciler reads each widget through the Manager's cache (WatchListClient on); synced: every widget reconciled once"},
+	{name: crSyncer,
+		what: "the same Manager and reconciler with the generated WidgetSyncer as the controller's source and the reconciler's reader (ctrlsyncer)"},
 }
 
 var widgets = resource{
@@ -75,6 +79,8 @@ func (widgetKind) run(ctx context.Context, contender string, e *childEnv) (syncO
 		})
 	case clientGoWatch:
 		return runInformer[*shopv1alpha1.Widget](ctx, e, newWidgetInformer)
+	case crCache, crSyncer:
+		return runManager(ctx, e, contender == crSyncer)
 	case clientGoDynamic:
 		return runInformer[*unstructured.Unstructured](ctx, e, func(cfg *rest.Config, ns string) (cache.SharedIndexInformer, error) {
 			client, err := dynamic.NewForConfig(cfg)
@@ -170,6 +176,10 @@ func crdComparisons(ss []summary) []comparison {
 		{key: "crd_rss_vs_clientgo", what: "ours peak RSS at sync / client-go-watchlist (typed)", value: ratio(o.hwmSyncMiB, t.hwmSyncMiB), target: 0.8},
 		{what: "ours time to synced / client-go-dynamic", value: ratio(o.syncSeconds, d.syncSeconds), target: nan},
 		{what: "ours peak RSS at sync / client-go-dynamic", value: ratio(o.hwmSyncMiB, d.hwmSyncMiB), target: nan},
+		{key: "cr_time_vs_cache", what: "controller-runtime with the syncer / with its cache: time to the last first reconcile",
+			value: ratio(find(ss, crSyncer).syncSeconds, find(ss, crCache).syncSeconds), target: 0.7},
+		{key: "cr_rss_vs_cache", what: "controller-runtime with the syncer / with its cache: peak RSS",
+			value: ratio(find(ss, crSyncer).hwmSyncMiB, find(ss, crCache).hwmSyncMiB), target: 0.8},
 	}
 }
 

@@ -26,6 +26,7 @@ type childEnv struct {
 	snapshot  string        // our syncer's snapshot file; "" for none
 	shard     int           // with shards > 0: our syncer syncs shard shard of shards
 	shards    int
+	want      int // the objects the resource holds
 }
 
 // syncOutcome is what a contender reports once synced.

@@ -120,7 +120,7 @@ func machineLine(cs []comparison) string {
 		"slow_lag_p50_vs_fast", "slow_restarts", "slow_rss_vs_clientgo",
 		"server_rss_vs_clientgo_list", "server_cpu_vs_clientgo_watchlist", "crd_time_vs_clientgo", "crd_rss_vs_clientgo",
 		"warm_time_vs_cold", "warm_bytes_vs_cold", "cpu_per_event_vs_floor",
-		"shard_time_vs_unsharded", "shard_rss_vs_unsharded", "shard_server_cpu_vs_unsharded"}
+		"shard_time_vs_unsharded", "shard_rss_vs_unsharded", "shard_server_cpu_vs_unsharded", "cr_time_vs_cache", "cr_rss_vs_cache"}
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = k + "=" + get(k)
