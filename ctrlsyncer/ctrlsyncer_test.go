@@ -17,9 +17,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/syncer-gen/syncer-gen/ctrlsyncer"
 	shopv1alpha1 "github.com/syncer-gen/syncer-gen/examples/crd/api/shop/v1alpha1"
 	shopsyncers "github.com/syncer-gen/syncer-gen/examples/crd/syncers/shop/v1alpha1"
-	"github.com/syncer-gen/syncer-gen/ctrlsyncer"
 )
 
 func widget(ns, name, rv string, gen int64, owner string) *shopv1alpha1.Widget {
@@ -177,4 +177,3 @@ func TestRunnableRunsBeforeLeaderElection(t *testing.T) {
 		t.Fatal(err)
 	}
 }
-
