@@ -102,7 +102,13 @@ func newSource[T Object](restCfg *rest.Config, res Resource, cfg *config) (*sour
 }
 
 func (s *source[T]) request() *rest.Request {
-	return s.client.Get().NamespaceIfScoped(s.cfg.namespace, s.res.Namespaced).Resource(s.res.Resource)
+	r := s.client.Get().NamespaceIfScoped(s.cfg.namespace, s.res.Namespaced).Resource(s.res.Resource)
+	if !s.cfg.compression {
+		// Set by hand, the header also stops Go's transport from asking
+		// for gzip on its own (see WithCompression).
+		r.SetHeader("Accept-Encoding", "identity")
+	}
+	return r
 }
 
 // listOptions returns the Syncer's selection: every request of its

@@ -13,14 +13,16 @@ import (
 )
 
 // TestServerVersions proves the syncer against each kube-apiserver version
-// the test bed builds: 1.37 with its gzip-compressed WatchList responses
-// (WatchListCompression, on by default) and without, 1.36, and the
-// fallback to LIST + WATCH where WatchList is off. Each case syncs a
+// the test bed builds: 1.37, whose WatchList responses are gzip-compressed
+// (WatchListCompression, on by default) for a syncer WithCompression and
+// plain for one by default, 1.37 with the gate off, 1.36, and the fallback
+// to LIST + WATCH where WatchList is off. Each case syncs a
 // namespace while a writer creates, updates and deletes in it, and is
 // checked as the consistency test checks its faults: the store and the
 // state rebuilt from handler calls equal a quorum LIST, no handler call
 // broke the contract. What compression did is read off the wire: a
-// response the HTTP transport decompressed says so (Response.Uncompressed).
+// response the HTTP transport decompressed says so (Response.Uncompressed),
+// any other gzip response by its Content-Encoding.
 func TestServerVersions(t *testing.T) {
 	def, err := testbed.DefaultVersion()
 	if err != nil {
@@ -32,16 +34,21 @@ func TestServerVersions(t *testing.T) {
 		flag    string
 		mode    runtime.Mode
 		gzip    bool // WatchList responses come gzip-compressed
+		opts    []runtime.Option
 	}{
-		{"v1.37.2", "", runtime.ModeWatchList, true},
-		{"v1.37.2", "--feature-gates=WatchListCompression=false", runtime.ModeWatchList, false},
-		{"v1.36.3", "", runtime.ModeWatchList, false},
-		{"v1.37.2", gateOff, runtime.ModeList, false},
-		{"v1.36.3", gateOff, runtime.ModeList, false},
+		{"v1.37.2", "", runtime.ModeWatchList, false, nil},
+		{"v1.37.2", "", runtime.ModeWatchList, true, []runtime.Option{runtime.WithCompression()}},
+		{"v1.37.2", "--feature-gates=WatchListCompression=false", runtime.ModeWatchList, false, nil},
+		{"v1.36.3", "", runtime.ModeWatchList, false, nil},
+		{"v1.37.2", gateOff, runtime.ModeList, false, nil},
+		{"v1.36.3", gateOff, runtime.ModeList, false, nil},
 	} {
 		name := tc.version
 		if tc.flag != "" {
 			name += "+" + strings.TrimPrefix(tc.flag, "--feature-gates=")
+		}
+		if tc.opts != nil {
+			name += "+WithCompression"
 		}
 		t.Run(name, func(t *testing.T) {
 			var srv *testbed.Server
@@ -63,7 +70,7 @@ func TestServerVersions(t *testing.T) {
 			eventually(t, 10*time.Second, "the writer to start", func() bool { return w.Stats().Writes() > 0 })
 			cfg, wire := recordWatchListEncoding(srv.Config())
 			before, start := w.Stats().Writes(), time.Now()
-			s, c, stop := startChecked(t, cfg, f.ns, faultOptions...)
+			s, c, stop := startChecked(t, cfg, f.ns, append(tc.opts, faultOptions...)...)
 			waitSynced(t, s, c, "against "+name+", with writes flowing", nil)
 			during := w.Stats().Writes() - before
 			f.finish(t, s, c, stop, w, start, func(testbed.WriterStats) {
@@ -88,7 +95,8 @@ func TestServerVersions(t *testing.T) {
 
 // recordWatchListEncoding returns cfg with a transport wrapper that counts
 // the successful WatchList responses that came gzip-compressed (which the
-// HTTP transport, having asked for gzip itself, decompressed) and plain.
+// HTTP transport decompressed, having asked for gzip itself, or not, when
+// the request said which encodings it accepts) and plain.
 func recordWatchListEncoding(cfg *rest.Config) (*rest.Config, func() (gzipped, plain int)) {
 	var mu sync.Mutex
 	var gzipped, plain int
@@ -97,7 +105,7 @@ func recordWatchListEncoding(cfg *rest.Config) (*rest.Config, func() (gzipped, p
 			resp, err := rt.RoundTrip(req)
 			if err == nil && resp.StatusCode == http.StatusOK && req.URL.Query().Get("sendInitialEvents") == "true" {
 				mu.Lock()
-				if resp.Uncompressed {
+				if resp.Uncompressed || resp.Header.Get("Content-Encoding") == "gzip" {
 					gzipped++
 				} else {
 					plain++
