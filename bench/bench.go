@@ -119,6 +119,12 @@ func benchMain(args []string) error {
 			return err
 		}
 	}
+	if o.runs(partWave) {
+		if out.waves, err = b.waveRounds(ctx); err != nil {
+			return err
+		}
+		out.agents, out.pods = o.agents, o.n
+	}
 	report(os.Stdout, setup, out)
 	if o.charts != "" && o.profileDir == "" {
 		run := append([]string{"run of " + time.Now().UTC().Format("2006-01-02 15:04 UTC")}, strings.Split(setup, "\n")...)

@@ -37,6 +37,9 @@ type childArgs struct {
 	shard string
 	// digest: report a digest of the store's names and resourceVersions.
 	digest bool
+	// fieldSelector: sync only the objects it selects (a node agent's
+	// spec.nodeName=<node>).
+	fieldSelector string
 }
 
 func parseChildArgs(args []string) (childArgs, error) {
@@ -54,6 +57,7 @@ func parseChildArgs(args []string) (childArgs, error) {
 	fs.StringVar(&a.snapshot, "snapshot", "", "our syncer's snapshot file (runtime.WithSnapshot)")
 	fs.StringVar(&a.shard, "shard", "", "i/n: our syncer syncs shard i of n (runtime.WithShard); -want is then the whole resource's count")
 	fs.BoolVar(&a.digest, "digest", false, "report a digest of the synced store's names and resourceVersions")
+	fs.StringVar(&a.fieldSelector, "field-selector", "", "sync only the objects this field selector selects; -want is then their count")
 	if err := fs.Parse(args); err != nil {
 		return a, err
 	}
@@ -83,7 +87,7 @@ func childMain(args []string) error {
 	defer stop()
 	prof := newProfiler(a.profileDir, a.tag)
 	env := &childEnv{cfg: cfg, namespace: a.namespace, plural: res.plural, timeout: a.timeout,
-		lags: newLagObserver(), probe: newProbe(res.plural), snapshot: a.snapshot, want: a.want}
+		lags: newLagObserver(), probe: newProbe(res.plural), snapshot: a.snapshot, want: a.want, fieldSelector: a.fieldSelector}
 	if a.shard != "" {
 		if _, err := fmt.Sscanf(a.shard, "%d/%d", &env.shard, &env.shards); err != nil || env.shards < 1 {
 			return fmt.Errorf("-shard %q: want i/n", a.shard)

@@ -82,7 +82,7 @@ func (widgetKind) run(ctx context.Context, contender string, e *childEnv) (syncO
 	case crCache, crSyncer:
 		return runManager(ctx, e, contender == crSyncer)
 	case clientGoDynamic:
-		return runInformer[*unstructured.Unstructured](ctx, e, func(cfg *rest.Config, ns string) (cache.SharedIndexInformer, error) {
+		return runInformer[*unstructured.Unstructured](ctx, e, func(cfg *rest.Config, ns, _ string) (cache.SharedIndexInformer, error) {
 			client, err := dynamic.NewForConfig(cfg)
 			if err != nil {
 				return nil, err
@@ -114,7 +114,7 @@ func widgetClient(cfg *rest.Config) (*rest.RESTClient, error) {
 
 // newWidgetInformer is the informer that informer-gen would generate for
 // widgets, written out: a ListWatch on a typed REST client.
-func newWidgetInformer(cfg *rest.Config, ns string) (cache.SharedIndexInformer, error) {
+func newWidgetInformer(cfg *rest.Config, ns, _ string) (cache.SharedIndexInformer, error) {
 	rc, err := widgetClient(cfg)
 	if err != nil {
 		return nil, err

@@ -39,6 +39,9 @@
 //	ours-slow-handler    ours with a second handler that sleeps 1 ms per call in the steady state
 //	client-go-slow-handler  client-go-watchlist with the same second handler
 //
+// The server-cost part also runs ours-compressed (runtime.WithCompression)
+// and ours-list (runtime.WithoutWatchList): what each request costs kube-apiserver.
+//
 // floor-decode, ours, client-go-watchlist and the two slow-handler
 // contenders then get a steady stream of updates written by the parent
 // (floor-decode keeps reading its stream and decodes each update: the floor
@@ -92,7 +95,7 @@
 //
 // The last line is machine-readable:
 //
-//	bench: time_vs_floor=<x> rss_vs_keepall=<x> rss_vs_clientgo=<x> time_vs_clientgo=<x> rss_strip_vs_keepall=<x> cpu_per_event_vs_clientgo=<x> slow_lag_p50_vs_fast=<x> slow_restarts=<n> slow_rss_vs_clientgo=<x> server_rss_vs_clientgo_list=<x> server_cpu_vs_clientgo_watchlist=<x> crd_time_vs_clientgo=<x> crd_rss_vs_clientgo=<x> warm_time_vs_cold=<x> warm_bytes_vs_cold=<x> cpu_per_event_vs_floor=<x>
+//	bench: time_vs_floor=<x> rss_vs_keepall=<x> rss_vs_clientgo=<x> time_vs_clientgo=<x> rss_strip_vs_keepall=<x> cpu_per_event_vs_clientgo=<x> slow_lag_p50_vs_fast=<x> slow_restarts=<n> slow_rss_vs_clientgo=<x> server_rss_vs_clientgo_list=<x> server_cpu_vs_clientgo_watchlist=<x> crd_time_vs_clientgo=<x> crd_rss_vs_clientgo=<x> warm_time_vs_cold=<x> warm_bytes_vs_cold=<x> cpu_per_event_vs_floor=<x> shard_time_vs_unsharded=<x> shard_rss_vs_unsharded=<x> shard_server_cpu_vs_unsharded=<x> cr_time_vs_cache=<x> cr_rss_vs_cache=<x> cold_server_cpu_vs_clientgo_best=<x>
 //
 // slow_lag_p50_vs_fast is ours-slow-handler's other handler's lag p50 over
 // ours'; slow_restarts the largest number of watch restarts of
@@ -105,5 +108,10 @@
 // client-go's typed Widget informer's; warm_time_vs_cold and
 // warm_bytes_vs_cold ours-warm's time to synced and bytes read over ours
 // cold; cpu_per_event_vs_floor ours' steady-state CPU seconds per event
-// over floor-decode's. A part that did not run gives nan.
+// over floor-decode's. shard_* compare a shard of 4 (time, RSS) and 4
+// shards together (apiserver CPU) with one unsharded syncer; cr_* the
+// controller-runtime Manager fed by the syncer with the same Manager on its
+// own cache; cold_server_cpu_vs_clientgo_best ours' kube-apiserver CPU in
+// the server-cost table over that of client-go's cheaper mode (WatchList or
+// LIST + WATCH). A part that did not run gives nan.
 package main

@@ -29,6 +29,8 @@ type options struct {
 	parts []string
 	// clients is how many clients start at once in the server-cost part.
 	clients int
+	// agents is the number of node agents of the wave part.
+	agents int
 	// kubeVersion is the kube-apiserver version to run; "" is the test
 	// bed's default.
 	kubeVersion string
@@ -45,9 +47,10 @@ const (
 	partCRD        = "crd"
 	partWarm       = "warm"
 	partShard      = "shard"
+	partWave       = "wave"
 )
 
-var partNames = []string{partContenders, partServerCost, partCRD, partWarm, partShard}
+var partNames = []string{partContenders, partServerCost, partCRD, partWarm, partShard, partWave}
 
 func (o options) runs(part string) bool { return slices.Contains(o.parts, part) }
 
@@ -70,6 +73,7 @@ func parseOptions(args []string) (options, error) {
 	fs.DurationVar(&o.timeout, "child-timeout", 5*time.Minute, "longest a child may take to sync or to finish its steady state")
 	parts := fs.String("parts", strings.Join(partNames, ","), "comma-separated parts to run: "+strings.Join(partNames, ", "))
 	fs.IntVar(&o.clients, "clients", 8, "server cost: clients started at once, each its own process")
+	fs.IntVar(&o.agents, "agents", 100, "wave: node agents started at once, each its own process syncing its node's pods of -n")
 	fs.StringVar(&o.kubeVersion, "kube-version", "", "kube-apiserver version to run, one that hack/build-testbed.sh builds (default: $TESTBED_KUBE_VERSION, else the first it builds)")
 	fs.BoolVar(&o.watchListCompression, "watchlist-compression", true, "false starts kube-apiserver with --feature-gates=WatchListCompression=false (1.37 and later gzip WatchList responses by default)")
 	fs.StringVar(&o.charts, "charts", "docs", "write a chart of each part that ran into this folder, as bench-<part>.svg; empty for none (none with -profile)")
@@ -102,6 +106,8 @@ func (o options) validate() error {
 		return fmt.Errorf("-steady-writers must be at least 1, got %d", o.steadyWriters)
 	case o.clients < 1:
 		return fmt.Errorf("-clients must be at least 1, got %d", o.clients)
+	case o.agents < 1 || o.agents > o.n:
+		return fmt.Errorf("-agents must be between 1 and -n, got %d", o.agents)
 	case len(o.parts) == 0:
 		return fmt.Errorf("-parts is empty")
 	}
@@ -110,7 +116,7 @@ func (o options) validate() error {
 			return fmt.Errorf("-parts: unknown %q; known are %s", p, strings.Join(partNames, ", "))
 		}
 	}
-	if _, ok := resources[o.resource]; !ok {
+	if r, ok := resources[o.resource]; !ok || r.newObject == nil {
 		return fmt.Errorf("-resource %q: known are %s", o.resource, strings.Join(resourceNames(), ", "))
 	}
 	if len(o.contenders) == 0 {

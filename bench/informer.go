@@ -11,18 +11,18 @@ import (
 )
 
 // newInformerFunc makes a client-go SharedIndexInformer of one namespace,
-// with no indexes.
-type newInformerFunc func(cfg *rest.Config, namespace string) (cache.SharedIndexInformer, error)
+// with no indexes, of the objects fieldSelector selects ("" for all).
+type newInformerFunc func(cfg *rest.Config, namespace, fieldSelector string) (cache.SharedIndexInformer, error)
 
 // typedInformer makes informers with one of client-go's generated informer
 // constructors, over a clientset speaking protobuf like our syncer.
 func typedInformer(newInformer informerFunc) newInformerFunc {
-	return func(cfg *rest.Config, namespace string) (cache.SharedIndexInformer, error) {
+	return func(cfg *rest.Config, namespace, fieldSelector string) (cache.SharedIndexInformer, error) {
 		cs, err := kubernetes.NewForConfig(protobufConfig(cfg))
 		if err != nil {
 			return nil, err
 		}
-		return newInformer(cs, namespace, 0, cache.Indexers{}), nil
+		return newInformer(cs, namespace, 0, cache.Indexers{}, func(o *metav1.ListOptions) { o.FieldSelector = fieldSelector }), nil
 	}
 }
 
@@ -32,7 +32,7 @@ func typedInformer(newInformer informerFunc) newInformerFunc {
 // parent. The slow handler, when the contender has one, is a second
 // listener.
 func runInformer[P metav1.Object](ctx context.Context, e *childEnv, newInformer newInformerFunc) (syncOutcome, error) {
-	inf, err := newInformer(e.cfg, e.namespace)
+	inf, err := newInformer(e.cfg, e.namespace, e.fieldSelector)
 	if err != nil {
 		return syncOutcome{}, err
 	}

@@ -27,6 +27,8 @@ type childEnv struct {
 	shard     int           // with shards > 0: our syncer syncs shard shard of shards
 	shards    int
 	want      int // the objects the resource holds
+	// fieldSelector: every contender syncs only what it selects.
+	fieldSelector string
 }
 
 // syncOutcome is what a contender reports once synced.
@@ -91,6 +93,10 @@ func (k kind[E, P]) run(ctx context.Context, contender string, e *childEnv) (syn
 		return runOurs(ctx, e, k.newSyncer)
 	case oursStrip:
 		return runOurs(ctx, e, k.newSyncer, runtime.WithStripManagedFields())
+	case oursCompressed:
+		return runOurs(ctx, e, k.newSyncer, runtime.WithCompression())
+	case oursList:
+		return runOurs(ctx, e, k.newSyncer, runtime.WithoutWatchList())
 	}
 	return syncOutcome{}, fmt.Errorf("unknown contender %q", contender)
 }

@@ -23,6 +23,9 @@ func runOurs[P runtime.Object](ctx context.Context, e *childEnv,
 	if e.shards > 0 {
 		opts = append(opts, runtime.WithShard(e.shard, e.shards))
 	}
+	if e.fieldSelector != "" {
+		opts = append(opts, runtime.WithFieldSelector(e.fieldSelector))
+	}
 	s, err := newSyncer(e.cfg, opts...)
 	if err != nil {
 		return syncOutcome{}, err

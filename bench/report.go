@@ -120,7 +120,7 @@ func machineLine(cs []comparison) string {
 		"slow_lag_p50_vs_fast", "slow_restarts", "slow_rss_vs_clientgo",
 		"server_rss_vs_clientgo_list", "server_cpu_vs_clientgo_watchlist", "crd_time_vs_clientgo", "crd_rss_vs_clientgo",
 		"warm_time_vs_cold", "warm_bytes_vs_cold", "cpu_per_event_vs_floor",
-		"shard_time_vs_unsharded", "shard_rss_vs_unsharded", "shard_server_cpu_vs_unsharded", "cr_time_vs_cache", "cr_rss_vs_cache"}
+		"shard_time_vs_unsharded", "shard_rss_vs_unsharded", "shard_server_cpu_vs_unsharded", "cr_time_vs_cache", "cr_rss_vs_cache", "cold_server_cpu_vs_clientgo_best", "wave_warm_cpu_vs_clientgo", "wave_warm_cpu_vs_clientgo_list"}
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = k + "=" + get(k)
@@ -138,6 +138,9 @@ type outcome struct {
 	crd     []result
 	warm    []result
 	shards  []shardRun
+	waves   []serverRun // the node-agent wave
+	agents  int
+	pods    int
 }
 
 // report prints the tables and ends with the machine-readable line.
@@ -176,5 +179,7 @@ func report(w io.Writer, setup string, out outcome) {
 	reportWarm(w, out.warm, wss, wcs)
 	shcs := shardComparisons(out.shards)
 	reportShards(w, out.shards, shcs)
-	fmt.Fprintln(w, machineLine(slices.Concat(cs, scs, svcs, ccs, wcs, shcs)))
+	wvcs := waveComparisons(out.waves)
+	reportWave(w, out.waves, out.agents, out.pods, wvcs)
+	fmt.Fprintln(w, machineLine(slices.Concat(cs, scs, svcs, ccs, wcs, shcs, wvcs)))
 }

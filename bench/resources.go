@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	corev1informers "k8s.io/client-go/informers/core/v1"
+	"k8s.io/client-go/informers/internalinterfaces"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
@@ -37,7 +38,7 @@ var resources = map[string]resource{
 		},
 		kind: kind[corev1.ConfigMap, *corev1.ConfigMap]{
 			newSyncer:   newConfigMapSyncer,
-			newInformer: corev1informers.NewConfigMapInformer,
+			newInformer: corev1informers.NewFilteredConfigMapInformer,
 		},
 	},
 	"secrets": {
@@ -52,7 +53,22 @@ var resources = map[string]resource{
 					NewList: func() kruntime.Object { return &corev1.SecretList{} },
 				}, opts...)
 			},
-			newInformer: corev1informers.NewSecretInformer,
+			newInformer: corev1informers.NewFilteredSecretInformer,
+		},
+	},
+	// pods is the node-agent wave's resource (see nodewave.go), which
+	// sets newObject for its number of nodes.
+	"pods": {
+		plural: "pods",
+		kind: kind[corev1.Pod, *corev1.Pod]{
+			newSyncer: func(cfg *rest.Config, opts ...runtime.Option) (*runtime.Syncer[*corev1.Pod], error) {
+				s, err := coresyncers.NewPodSyncer(cfg, opts...)
+				if err != nil {
+					return nil, err
+				}
+				return s.Syncer, nil
+			},
+			newInformer: corev1informers.NewFilteredPodInformer,
 		},
 	},
 }
@@ -67,18 +83,22 @@ func newConfigMapSyncer(cfg *rest.Config, opts ...runtime.Option) (*runtime.Sync
 	return s.Syncer, nil
 }
 
-// informerFunc is the signature of client-go's generated informer constructors.
-type informerFunc func(client kubernetes.Interface, namespace string, resync time.Duration, indexers cache.Indexers) cache.SharedIndexInformer
+// informerFunc is the signature of client-go's generated filtered informer
+// constructors (NewFilteredConfigMapInformer...).
+type informerFunc func(client kubernetes.Interface, namespace string, resync time.Duration, indexers cache.Indexers, tweak internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer
 
 func objectMeta(ns, name string) metav1.ObjectMeta {
 	return metav1.ObjectMeta{Namespace: ns, Name: name,
 		Annotations: map[string]string{writtenAtAnnotation: formatNanos(0)}}
 }
 
+// resourceNames are the resources -resource takes: those it can create.
 func resourceNames() []string {
 	out := make([]string, 0, len(resources))
-	for n := range resources {
-		out = append(out, n)
+	for n, r := range resources {
+		if r.newObject != nil {
+			out = append(out, n)
+		}
 	}
 	sort.Strings(out)
 	return out

@@ -22,8 +22,33 @@ import (
 // (see warm.go): the clients restart, the server does not, as when a
 // DaemonSet of agents is rolled.
 
+// Two ways of ours that only the server-cost table runs: what the other
+// requests cost kube-apiserver against the default.
+const (
+	oursCompressed = "ours-compressed"
+	oursList       = "ours-list"
+)
+
+var serverContenders = []contender{
+	{name: oursCompressed, what: "ours with runtime.WithCompression(): WatchList responses gzipped (1.37 and later)"},
+	{name: oursList, what: "ours with runtime.WithoutWatchList(): paginated LIST + WATCH"},
+}
+
 // serverRows are the contenders of the server-cost table run in turn.
-var serverRows = []string{ours, oursWarm, clientGoWatch, clientGoList}
+var serverRows = []string{ours, oursCompressed, oursList, oursWarm, clientGoWatch, clientGoList}
+
+// serverContender is the contender of a server-cost row.
+func serverContender(name string) contender {
+	if c, ok := contenderByName(name); ok {
+		return c
+	}
+	for _, c := range append(serverContenders, warmContenders...) {
+		if c.name == name {
+			return c
+		}
+	}
+	panic("server cost: no contender " + name)
+}
 
 // serverRun is one round of one row of the server-cost table.
 type serverRun struct {
@@ -70,11 +95,7 @@ func (b *bench) serverCostRounds(ctx context.Context) ([]serverRun, error) {
 	}
 	for round := 1; round <= b.o.rounds; round++ {
 		for _, name := range roundOrder(serverRows, round) {
-			c, ok := contenderByName(name)
-			if !ok {
-				c = warmContenders[0]
-			}
-			if err := row(c, round); err != nil {
+			if err := row(serverContender(name), round); err != nil {
 				return nil, err
 			}
 		}
@@ -114,7 +135,7 @@ func serverSnapshot(dir string, i int) string {
 // serverCost starts b.o.clients children of c, lets them start work at
 // once, and measures kube-apiserver until the last one synced.
 func (b *bench) serverCost(ctx context.Context, c contender, round int) (serverRun, error) {
-	r, reports, err := b.wave(ctx, c, b.o.clients, func(i int) []string {
+	r, reports, err := b.wave(ctx, c, b.o.clients, b.o, func(i int) []string {
 		extra := []string{fmt.Sprintf("-tag=server.%s.r%d.c%d", c.name, round, i)}
 		if c.name == oursWarm {
 			extra = append(extra, "-snapshot="+serverSnapshot(b.dir, i))
@@ -132,10 +153,10 @@ func (b *bench) serverCost(ctx context.Context, c contender, round int) (serverR
 	return r, err
 }
 
-// wave starts n children of c, child i with the flags args(i), lets them
-// start work at once, and measures kube-apiserver until the last one
-// synced; it returns the children's sync reports.
-func (b *bench) wave(ctx context.Context, c contender, n int, args func(i int) []string, round int) (serverRun, []syncReport, error) {
+// wave starts n children of c on the objects o names, child i with the
+// flags args(i), lets them start work at once, and measures kube-apiserver
+// until the last one synced; it returns the children's sync reports.
+func (b *bench) wave(ctx context.Context, c contender, n int, o options, args func(i int) []string, round int) (serverRun, []syncReport, error) {
 	r := serverRun{contender: c.name}
 	var chs []*child
 	defer func() {
@@ -144,7 +165,7 @@ func (b *bench) wave(ctx context.Context, c contender, n int, args func(i int) [
 		}
 	}()
 	for i := range n {
-		ch, err := startChild(b.exe, c, b.o, b.kubeconfig, round, append([]string{"-barrier"}, args(i)...)...)
+		ch, err := startChild(b.exe, c, o, b.kubeconfig, round, append([]string{"-barrier"}, args(i)...)...)
 		if err != nil {
 			return r, nil, err
 		}
@@ -236,7 +257,7 @@ func summarizeServer(runs []serverRun, name string) serverSummary {
 func serverTable(runs []serverRun, clients int) *table {
 	t := &table{header: []string{"contender", "clients", "runs", "slowest client's time to synced s",
 		"apiserver idle RSS MiB", "apiserver peak RSS over idle MiB", "min-max MiB", "apiserver CPU s", "apiserver allocated MiB"}}
-	for _, name := range []string{ours, oursWarm, clientGoWatch, clientGoList} {
+	for _, name := range serverRows {
 		if s := summarizeServer(runs, name); s.runs > 0 {
 			t.add(name, fmt.Sprint(clients), fmt.Sprint(s.runs), num(s.slowest, 3), num(s.idleMiB, 1), num(s.peakOverMiB, 1),
 				num(s.peakOverMin, 0)+"-"+num(s.peakOverMax, 0), num(s.cpu, 2), num(s.allocatedMiB, 0))
@@ -249,13 +270,22 @@ func serverTable(runs []serverRun, clients int) *table {
 // are ours within 1.1x of client-go with WatchList on memory and CPU.
 func serverComparisons(runs []serverRun) []comparison {
 	o, w, l := summarizeServer(runs, ours), summarizeServer(runs, clientGoWatch), summarizeServer(runs, clientGoList)
-	ow := summarizeServer(runs, oursWarm)
+	ow, ou, ol := summarizeServer(runs, oursWarm), summarizeServer(runs, oursCompressed), summarizeServer(runs, oursList)
+	best := w
+	if l.cpu < w.cpu {
+		best = l
+	}
 	nan := math.NaN()
 	return []comparison{
 		{key: "server_rss_vs_clientgo_list", what: "ours apiserver peak RSS over idle / client-go-list", value: ratio(o.peakOverMiB, l.peakOverMiB), target: nan},
 		{what: "ours apiserver peak RSS over idle / client-go-watchlist", value: ratio(o.peakOverMiB, w.peakOverMiB), target: 1.1},
 		{key: "server_cpu_vs_clientgo_watchlist", what: "ours apiserver CPU / client-go-watchlist", value: ratio(o.cpu, w.cpu), target: 1.1},
 		{what: "ours apiserver CPU / client-go-list", value: ratio(o.cpu, l.cpu), target: nan},
+		{key: "cold_server_cpu_vs_clientgo_best", what: "ours apiserver CPU / client-go's cheaper mode (" + best.contender + ")", value: ratio(o.cpu, best.cpu), target: 1},
+		{what: "ours-compressed apiserver CPU / ours", value: ratio(ou.cpu, o.cpu), target: nan},
+		{what: "ours-list apiserver CPU / ours", value: ratio(ol.cpu, o.cpu), target: nan},
+		{what: "ours-compressed slowest client's time to synced / ours", value: ratio(ou.slowest, o.slowest), target: nan},
+		{what: "ours-list slowest client's time to synced / ours", value: ratio(ol.slowest, o.slowest), target: nan},
 		{what: "ours slowest client's time to synced / client-go-watchlist", value: ratio(o.slowest, w.slowest), target: nan},
 		{what: "ours apiserver allocated / client-go-watchlist", value: ratio(o.allocatedMiB, w.allocatedMiB), target: nan},
 		{what: "ours-warm apiserver CPU / ours", value: ratio(ow.cpu, o.cpu), target: 0.25},

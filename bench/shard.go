@@ -68,7 +68,7 @@ func (b *bench) shardRow(ctx context.Context, c contender, k, round int) (shardR
 	r := shardRun{k: k}
 	var err error
 	var reports []syncReport
-	r.serverRun, reports, err = b.wave(ctx, c, k, func(i int) []string {
+	r.serverRun, reports, err = b.wave(ctx, c, k, b.o, func(i int) []string {
 		extra := []string{fmt.Sprintf("-tag=shard.k%d.r%d.s%d", k, round, i)}
 		if k > 1 {
 			extra = append(extra, fmt.Sprintf("-shard=%d/%d", i, k))
@@ -100,7 +100,7 @@ func (b *bench) shardRow(ctx context.Context, c contender, k, round int) (shardR
 		if err := b.quiesce(ctx, "shard 0 alone"); err != nil {
 			return r, err
 		}
-		_, solo, err := b.wave(ctx, c, 1, func(int) []string {
+		_, solo, err := b.wave(ctx, c, 1, b.o, func(int) []string {
 			return []string{fmt.Sprintf("-tag=shard.k%d.r%d.alone", k, round), fmt.Sprintf("-shard=0/%d", k)}
 		}, round)
 		if err != nil {

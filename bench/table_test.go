@@ -79,13 +79,19 @@ func TestMachineLine(t *testing.T) {
 		{k: 1, serverRun: serverRun{cpu: 2 * time.Second}, alone: 1, aloneRSS: 100 * mib},
 		{k: 4, serverRun: serverRun{cpu: 2500 * time.Millisecond}, alone: 0.3, aloneRSS: 30 * mib},
 	}
+	waves := []serverRun{
+		{contender: oursWarm, cpu: time.Second},
+		{contender: clientGoWatch, cpu: 4 * time.Second},
+		{contender: clientGoList, cpu: 2 * time.Second},
+	}
 	want := "bench: time_vs_floor=1.05 rss_vs_keepall=0.90 rss_vs_clientgo=0.45 time_vs_clientgo=0.53 rss_strip_vs_keepall=0.65 cpu_per_event_vs_clientgo=0.25 " +
 		"slow_lag_p50_vs_fast=1.10 slow_restarts=0 slow_rss_vs_clientgo=0.50 " +
 		"server_rss_vs_clientgo_list=0.10 server_cpu_vs_clientgo_watchlist=0.75 crd_time_vs_clientgo=0.50 crd_rss_vs_clientgo=0.60 " +
 		"warm_time_vs_cold=0.20 warm_bytes_vs_cold=0.05 cpu_per_event_vs_floor=1.25 " +
-		"shard_time_vs_unsharded=0.30 shard_rss_vs_unsharded=0.30 shard_server_cpu_vs_unsharded=1.25 cr_time_vs_cache=nan cr_rss_vs_cache=nan"
+		"shard_time_vs_unsharded=0.30 shard_rss_vs_unsharded=0.30 shard_server_cpu_vs_unsharded=1.25 cr_time_vs_cache=nan cr_rss_vs_cache=nan cold_server_cpu_vs_clientgo_best=0.75 " +
+		"wave_warm_cpu_vs_clientgo=0.25 wave_warm_cpu_vs_clientgo_list=0.50"
 	if got := machineLine(slices.Concat(cs, slowComparisons(ss), serverComparisons(server), crdComparisons(crd), warmComparisons(warm),
-		shardComparisons(shards))); got != want {
+		shardComparisons(shards), waveComparisons(waves))); got != want {
 		t.Errorf("machine line:\n%s\nwant:\n%s", got, want)
 	}
 	met := map[string]bool{}
