@@ -148,7 +148,7 @@ func TestBadSelectorDoesNotTurnWatchListOff(t *testing.T) {
 	cs := srv.Client()
 	ns := newNamespace(t, cs)
 	createConfigMaps(t, cs, ns, 0, 3, nil)
-	_, bad := startSyncer(t, srv.Config(), runtime.WithNamespace(ns), runtime.WithFieldSelector("metadata.bogus=1"))
+	_, bad := startSyncer(t, srv.Config(), runtime.WithNamespace(ns), runtime.WithFieldSelector("metadata.bogus=1"), runtime.WithWatchList())
 	eventually(t, 20*time.Second, "an error for the bad selector", func() bool {
 		return bad.snapshot(func(r *recorder) bool { return len(r.errs) > 0 })
 	})

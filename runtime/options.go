@@ -27,7 +27,7 @@ type config struct {
 	probeInterval   time.Duration
 	minBackoff      time.Duration
 	maxBackoff      time.Duration
-	watchList       bool
+	watchList       int8 // 0: chosen by the selection (firstWatchList); 1: WithWatchList; -1: WithoutWatchList
 	compression     bool // accept gzip-compressed responses (WithCompression)
 	transforms      []func(any) any
 	indexes         map[string]func(any) []string
@@ -52,7 +52,6 @@ func defaultConfig() config {
 		snapshotEvery:   5 * time.Minute,
 		minBackoff:      200 * time.Millisecond,
 		maxBackoff:      30 * time.Second,
-		watchList:       true,
 		logger:          logr.Discard(),
 		metrics:         NopMetrics{},
 	}
@@ -108,7 +107,8 @@ func WithNamespace(ns string) Option { return func(c *config) { c.namespace = ns
 func WithLabelSelector(sel string) Option { return func(c *config) { c.labelSelector = sel } }
 
 // WithFieldSelector keeps only the objects whose fields match sel, e.g.
-// "spec.nodeName=node-1".
+// "spec.nodeName=node-1". Such a Syncer syncs with paginated LIST + WATCH
+// unless WithWatchList is given: see firstWatchList.
 func WithFieldSelector(sel string) Option { return func(c *config) { c.fieldSelector = sel } }
 
 // WithPageSize sets the limit of each LIST page in the fallback mode
@@ -147,7 +147,23 @@ func WithBackoff(initial, max time.Duration) Option {
 }
 
 // WithoutWatchList makes the Syncer use paginated LIST + WATCH only.
-func WithoutWatchList() Option { return func(c *config) { c.watchList = false } }
+func WithoutWatchList() Option { return func(c *config) { c.watchList = -1 } }
+
+// WithWatchList makes the Syncer try WatchList first even with a field
+// selector, where by default it lists (see firstWatchList).
+func WithWatchList() Option { return func(c *config) { c.watchList = 1 } }
+
+// firstWatchList tells whether a sync tries WatchList before paginated
+// LIST + WATCH. It does unless told otherwise, or unless there is a field
+// selector: a WatchList with one cost kube-apiserver several times a LIST
+// of the same selection. Measured on v1.37.2 (bench, wave part): 100 node
+// agents, each
+// syncing its node's pods (spec.nodeName=) of 20,000, cost it 2.5 s of CPU
+// and 568 MiB allocated with WatchList, 0.76 s and 49 MiB with LIST +
+// WATCH, and synced sooner.
+func (c *config) firstWatchList() bool {
+	return c.watchList > 0 || c.watchList == 0 && c.fieldSelector == ""
+}
 
 // WithCompression lets the server gzip its responses. By default a Syncer
 // asks for them uncompressed (Accept-Encoding: identity on every request):

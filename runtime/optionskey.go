@@ -23,7 +23,7 @@ func OptionsKey(opts ...Option) string {
 		indexes = append(indexes, name)
 	}
 	slices.Sort(indexes)
-	return fmt.Sprintf("ns=%q labels=%q fields=%q page=%d bookmark=%s initial=%s watch=%s probe=%s backoff=%s..%s watchlist=%t compression=%t indexes=%s transforms=%d snapshot=%q every=%s shard=%q",
+	return fmt.Sprintf("ns=%q labels=%q fields=%q page=%d bookmark=%s initial=%s watch=%s probe=%s backoff=%s..%s watchlist=%d compression=%t indexes=%s transforms=%d snapshot=%q every=%s shard=%q",
 		c.namespace, c.labelSelector, c.fieldSelector, c.pageSize, c.bookmarkTimeout, c.initialTimeout,
 		c.watchTimeout, c.probeInterval, c.minBackoff, c.maxBackoff, c.watchList, c.compression, strings.Join(indexes, ","), len(c.transforms),
 		c.snapshotPath, c.snapshotEvery, shardString(c.shard))

@@ -149,7 +149,7 @@ func (s *Syncer[T]) cycle(ctx context.Context) result {
 		}
 	}
 	s.rv, s.warm = "", nil // a warm start that lost its watch, or went cold
-	if s.cfg.watchList && modes.choose(s.src.key, time.Now()) == ModeWatchList {
+	if s.cfg.firstWatchList() && modes.choose(s.src.key, time.Now()) == ModeWatchList {
 		if res, fallback := s.watchList(ctx); !fallback {
 			return res
 		}

@@ -113,10 +113,18 @@ func TestSelectors(t *testing.T) {
 		{"field", runtime.WithFieldSelector("metadata.name=cm-0003"), 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			for _, mode := range []runtime.Option{nil, runtime.WithoutWatchList()} {
+			// By default a field selector lists (firstWatchList).
+			byDefault := runtime.ModeWatchList
+			if tc.name == "field" {
+				byDefault = runtime.ModeList
+			}
+			for _, mode := range []struct {
+				opt  runtime.Option
+				want runtime.Mode
+			}{{nil, byDefault}, {runtime.WithWatchList(), runtime.ModeWatchList}, {runtime.WithoutWatchList(), runtime.ModeList}} {
 				opts := []runtime.Option{runtime.WithNamespace(ns), tc.opt}
-				if mode != nil {
-					opts = append(opts, mode)
+				if mode.opt != nil {
+					opts = append(opts, mode.opt)
 				}
 				s, rec := startSyncer(t, srv.Config(), opts...)
 				if err := s.WaitForSync(ctxTimeout(t, 30*time.Second)); err != nil {
@@ -124,6 +132,9 @@ func TestSelectors(t *testing.T) {
 				}
 				if s.Store().Len() != tc.want || len(rec.adds) != tc.want {
 					t.Fatalf("mode %s: store %d, adds %d; want %d", s.Mode(), s.Store().Len(), len(rec.adds), tc.want)
+				}
+				if s.Mode() != mode.want {
+					t.Errorf("Mode() = %s, want %s", s.Mode(), mode.want)
 				}
 			}
 		})
