@@ -97,6 +97,8 @@ func (k kind[E, P]) run(ctx context.Context, contender string, e *childEnv) (syn
 		return runOurs(ctx, e, k.newSyncer, runtime.WithCompression())
 	case oursList:
 		return runOurs(ctx, e, k.newSyncer, runtime.WithoutWatchList())
+	case oursWatchList:
+		return runOurs(ctx, e, k.newSyncer, runtime.WithWatchList())
 	}
 	return syncOutcome{}, fmt.Errorf("unknown contender %q", contender)
 }

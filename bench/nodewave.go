@@ -31,8 +31,9 @@ import (
 const waveNamespace = "bench-wave"
 
 // waveRows are the rows of the wave table: ours first, whose agents save
-// the snapshots ours-warm starts from.
-var waveRows = []string{ours, oursWarm, clientGoWatch, clientGoList}
+// the snapshots ours-warm starts from. With its field selector ours lists
+// (runtime's firstWatchList); ours-watchlist shows what WatchList costs.
+var waveRows = []string{ours, oursWarm, oursWatchList, clientGoWatch, clientGoList}
 
 // nodeName is the node of agent i, and of the pods i, i+agents, i+2*agents...
 func nodeName(i int) string { return fmt.Sprintf("node-%03d", i) }
@@ -199,6 +200,7 @@ func waveComparisons(runs []serverRun) []comparison {
 		{key: "wave_warm_cpu_vs_clientgo_list", what: "warm wave: ours-warm apiserver CPU / client-go-list", value: ratio(ow.cpu, l.cpu), target: 0.5},
 		{what: "cold wave: ours apiserver CPU / client-go-list", value: ratio(o.cpu, l.cpu), target: nan},
 		{what: "cold wave: ours apiserver CPU / client-go-watchlist", value: ratio(o.cpu, w.cpu), target: nan},
+		{what: "cold wave: ours-watchlist apiserver CPU / ours", value: ratio(summarizeServer(runs, oursWatchList).cpu, o.cpu), target: nan},
 		{what: "ours-warm apiserver allocated / client-go-watchlist", value: ratio(ow.allocatedMiB, w.allocatedMiB), target: nan},
 		{what: "ours-warm slowest agent / client-go's slowest (its faster mode)", value: ratio(ow.slowest, min(w.slowest, l.slowest)), target: 1},
 		{what: "ours slowest agent / client-go's slowest (its faster mode)", value: ratio(o.slowest, min(w.slowest, l.slowest)), target: 1},

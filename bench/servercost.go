@@ -27,11 +27,13 @@ import (
 const (
 	oursCompressed = "ours-compressed"
 	oursList       = "ours-list"
+	oursWatchList  = "ours-watchlist" // the wave's: WatchList despite the field selector
 )
 
 var serverContenders = []contender{
 	{name: oursCompressed, what: "ours with runtime.WithCompression(): WatchList responses gzipped (1.37 and later)"},
 	{name: oursList, what: "ours with runtime.WithoutWatchList(): paginated LIST + WATCH"},
+	{name: oursWatchList, what: "ours with runtime.WithWatchList(): WatchList even with a field selector"},
 }
 
 // serverRows are the contenders of the server-cost table run in turn.
