@@ -89,7 +89,7 @@ func (k kind[E, P]) run(ctx context.Context, contender string, e *childEnv) (syn
 		return out, err
 	case clientGoWatch, clientGoList, clientGoSlow:
 		return runInformer[P](ctx, e, typedInformer(k.newInformer))
-	case ours, oursSlow, oursWarm:
+	case ours, oursSlow, oursWarm, oursWarmNewServer:
 		return runOurs(ctx, e, k.newSyncer)
 	case oursStrip:
 		return runOurs(ctx, e, k.newSyncer, runtime.WithStripManagedFields())

@@ -23,9 +23,12 @@ import (
 // out of -n pods spread evenly over the nodes, all started at once
 // against a kube-apiserver restarted for the row: a DaemonSet of agents
 // rolled. The ours row saves each agent's snapshot as it exits; the
-// ours-warm row restarts the agents from them after 1% of the pods were
-// updated and 1% deleted and created again. client-go's informers get the
-// same field selector, with WatchList and without.
+// ours-warm row restarts the agents from them against the same
+// kube-apiserver after 1% of the pods were updated and 1% deleted and
+// created again; ours-warm-new-apiserver does the same against a
+// kube-apiserver restarted since (its watch cache no longer has the
+// snapshots' resourceVersion: what changed is fetched). client-go's
+// informers get the same field selector, with WatchList and without.
 
 // waveNamespace holds the wave's pods, apart from the other parts' objects.
 const waveNamespace = "bench-wave"
@@ -33,7 +36,14 @@ const waveNamespace = "bench-wave"
 // waveRows are the rows of the wave table: ours first, whose agents save
 // the snapshots ours-warm starts from. With its field selector ours lists
 // (runtime's firstWatchList); ours-watchlist shows what WatchList costs.
-var waveRows = []string{ours, oursWarm, oursWatchList, clientGoWatch, clientGoList}
+var waveRows = []string{ours, oursWarm, oursWarmNewServer, oursWatchList, clientGoWatch, clientGoList}
+
+// oursWarmNewServer is ours-warm against a kube-apiserver restarted since
+// the snapshots were saved.
+const oursWarmNewServer = "ours-warm-new-apiserver"
+
+var waveContenders = []contender{{name: oursWarmNewServer,
+	what: "ours-warm against a kube-apiserver restarted since the snapshots were saved"}}
 
 // nodeName is the node of agent i, and of the pods i, i+agents, i+2*agents...
 func nodeName(i int) string { return fmt.Sprintf("node-%03d", i) }
@@ -78,20 +88,25 @@ func (b *bench) waveRounds(ctx context.Context) ([]serverRun, error) {
 	}
 	var runs []serverRun
 	for round := 1; round <= b.o.rounds; round++ {
-		rows := append([]string{ours, oursWarm}, roundOrder(waveRows[2:], round)...)
+		rows := append([]string{ours, oursWarm, oursWarmNewServer}, roundOrder(waveRows[3:], round)...)
 		for _, name := range rows {
-			if err := b.srv.Relaunch(); err != nil {
-				return nil, err
-			}
-			if b.servers, b.apiserver = serverPIDs(); len(b.servers) != 2 || b.apiserver == 0 {
-				return nil, fmt.Errorf("wave: found %d of the test bed's processes after restarting kube-apiserver", len(b.servers))
+			// ours-warm meets the kube-apiserver ours' agents saved their
+			// snapshots against, as in a rollout of the agents; every
+			// other row a kube-apiserver of its own.
+			if name != oursWarm {
+				if err := b.srv.Relaunch(); err != nil {
+					return nil, err
+				}
+				if b.servers, b.apiserver = serverPIDs(); len(b.servers) != 2 || b.apiserver == 0 {
+					return nil, fmt.Errorf("wave: found %d of the test bed's processes after restarting kube-apiserver", len(b.servers))
+				}
 			}
 			switch name {
 			case ours:
 				if err := b.removeWaveSnapshots(); err != nil {
 					return nil, err
 				}
-			case oursWarm:
+			case oursWarm, oursWarmNewServer:
 				if err := b.churnPods(ctx, o, round); err != nil {
 					return nil, err
 				}
@@ -131,7 +146,7 @@ func (b *bench) waveRow(ctx context.Context, c contender, o options, round int) 
 	r, reports, err := b.wave(ctx, c, b.o.agents, o, func(i int) []string {
 		extra := []string{fmt.Sprintf("-tag=wave.%s.r%d.%s", c.name, round, nodeName(i)),
 			"-field-selector=spec.nodeName=" + nodeName(i), "-want=" + strconv.Itoa(podsOf(i, b.o.n, b.o.agents))}
-		if c.name == ours || c.name == oursWarm {
+		if c.name == ours || c.name == oursWarm || c.name == oursWarmNewServer {
 			extra = append(extra, "-snapshot="+b.waveSnapshot(i))
 		}
 		return extra
@@ -143,7 +158,7 @@ func (b *bench) waveRow(ctx context.Context, c contender, o options, round int) 
 		if want := podsOf(i, b.o.n, b.o.agents); s.Objects != want {
 			return r, fmt.Errorf("agent of %s saw %d pods, want %d", nodeName(i), s.Objects, want)
 		}
-		if c.name == oursWarm && !strings.Contains(s.Note, "mode=warm") {
+		if (c.name == oursWarm || c.name == oursWarmNewServer) && !strings.Contains(s.Note, "mode=warm") {
 			return r, fmt.Errorf("agent of %s did not start warm (%s)", nodeName(i), s.Note)
 		}
 	}
@@ -192,12 +207,13 @@ func waveTable(runs []serverRun, agents int) *table {
 // waveComparisons: the targets for a warm wave against
 // client-go's, and no agent of ours slower than client-go's slowest.
 func waveComparisons(runs []serverRun) []comparison {
-	o, ow := summarizeServer(runs, ours), summarizeServer(runs, oursWarm)
+	o, ow, on := summarizeServer(runs, ours), summarizeServer(runs, oursWarm), summarizeServer(runs, oursWarmNewServer)
 	w, l := summarizeServer(runs, clientGoWatch), summarizeServer(runs, clientGoList)
 	nan := math.NaN()
 	return []comparison{
 		{key: "wave_warm_cpu_vs_clientgo", what: "warm wave: ours-warm apiserver CPU / client-go-watchlist", value: ratio(ow.cpu, w.cpu), target: 0.25},
 		{key: "wave_warm_cpu_vs_clientgo_list", what: "warm wave: ours-warm apiserver CPU / client-go-list", value: ratio(ow.cpu, l.cpu), target: 0.5},
+		{what: "warm wave, kube-apiserver restarted since: ours-warm-new-apiserver apiserver CPU / client-go-list", value: ratio(on.cpu, l.cpu), target: nan},
 		{what: "cold wave: ours apiserver CPU / client-go-list", value: ratio(o.cpu, l.cpu), target: nan},
 		{what: "cold wave: ours apiserver CPU / client-go-watchlist", value: ratio(o.cpu, w.cpu), target: nan},
 		{what: "cold wave: ours-watchlist apiserver CPU / ours", value: ratio(summarizeServer(runs, oursWatchList).cpu, o.cpu), target: nan},
@@ -213,7 +229,8 @@ func reportWave(w io.Writer, runs []serverRun, agents, pods int, cs []comparison
 		return
 	}
 	fmt.Fprintf(w, "\nNode-agent wave: %d agents, each its own process syncing its node's pods (spec.nodeName=<node>) of %d pods, "+
-		"started at once against a kube-apiserver restarted for the row and idle; ours-warm from the snapshots ours' agents saved, after 1%% of the pods were updated and 1%% deleted and created again; "+
+		"started at once against a kube-apiserver restarted for the row and idle; ours-warm from the snapshots ours' agents saved, against the same kube-apiserver, after 1%% of the pods were updated and 1%% deleted and created again; "+
+		"ours-warm-new-apiserver the same against a kube-apiserver restarted since; "+
 		"kube-apiserver's peak RSS over idle until the last agent synced, its CPU and allocated bytes meanwhile; medians over the rounds:\n\n%s\n", agents, pods, waveTable(runs, agents))
 	fmt.Fprintf(w, "Wave ratios:\n\n%s\n", comparisonTable(cs))
 }

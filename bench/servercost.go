@@ -44,7 +44,7 @@ func serverContender(name string) contender {
 	if c, ok := contenderByName(name); ok {
 		return c
 	}
-	for _, c := range append(serverContenders, warmContenders...) {
+	for _, c := range slices.Concat(serverContenders, warmContenders, waveContenders) {
 		if c.name == name {
 			return c
 		}
