@@ -123,8 +123,17 @@ func benchMain(args []string) error {
 		if out.waves, err = b.waveRounds(ctx); err != nil {
 			return err
 		}
-		out.agents, out.pods = o.agents, o.n
+		out.agents = o.agents
 	}
+	if o.runs(partFleet) {
+		if o.resource != "configmaps" {
+			return fmt.Errorf("the fleet part syncs configmaps, not %s", o.resource)
+		}
+		if out.fleet, err = b.fleetRounds(ctx); err != nil {
+			return err
+		}
+	}
+	out.pods = o.n
 	report(os.Stdout, setup, out)
 	if o.charts != "" && o.profileDir == "" {
 		run := append([]string{"run of " + time.Now().UTC().Format("2006-01-02 15:04 UTC")}, strings.Split(setup, "\n")...)

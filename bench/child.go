@@ -40,6 +40,9 @@ type childArgs struct {
 	// fieldSelector: sync only the objects it selects (a node agent's
 	// spec.nodeName=<node>).
 	fieldSelector string
+	// fleet: be the replica of this identity in the fleet fleetName (the
+	// fleet part), not a contender.
+	fleet, fleetName string
 }
 
 func parseChildArgs(args []string) (childArgs, error) {
@@ -58,6 +61,8 @@ func parseChildArgs(args []string) (childArgs, error) {
 	fs.StringVar(&a.shard, "shard", "", "i/n: our syncer syncs shard i of n (runtime.WithShard); -want is then the whole resource's count")
 	fs.BoolVar(&a.digest, "digest", false, "report a digest of the synced store's names and resourceVersions")
 	fs.StringVar(&a.fieldSelector, "field-selector", "", "sync only the objects this field selector selects; -want is then their count")
+	fs.StringVar(&a.fleet, "fleet", "", "be this replica of the fleet -fleet-name, syncing the shards it holds")
+	fs.StringVar(&a.fleetName, "fleet-name", "", "the fleet's name")
 	if err := fs.Parse(args); err != nil {
 		return a, err
 	}
@@ -85,6 +90,9 @@ func childMain(args []string) error {
 	cfg.QPS, cfg.Burst = 1000, 2000
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if a.fleet != "" {
+		return fleetMember(ctx, cfg, a)
+	}
 	prof := newProfiler(a.profileDir, a.tag)
 	env := &childEnv{cfg: cfg, namespace: a.namespace, plural: res.plural, timeout: a.timeout,
 		lags: newLagObserver(), probe: newProbe(res.plural), snapshot: a.snapshot, want: a.want, fieldSelector: a.fieldSelector}

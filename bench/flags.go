@@ -48,9 +48,10 @@ const (
 	partWarm       = "warm"
 	partShard      = "shard"
 	partWave       = "wave"
+	partFleet      = "fleet"
 )
 
-var partNames = []string{partContenders, partServerCost, partCRD, partWarm, partShard, partWave}
+var partNames = []string{partContenders, partServerCost, partCRD, partWarm, partShard, partWave, partFleet}
 
 func (o options) runs(part string) bool { return slices.Contains(o.parts, part) }
 

@@ -30,12 +30,16 @@ type comparison struct {
 	target float64 // NaN: shown for context, no target
 	strict bool    // target is "<", not "<="
 	count  bool    // value is a count, not a ratio
+	secs   bool    // value is in seconds, not a ratio
 }
 
 // text formats the value for the ratio table.
 func (c comparison) text() string {
-	if c.count {
+	switch {
+	case c.count:
 		return num(c.value, 0)
+	case c.secs:
+		return num(c.value, 2) + " s"
 	}
 	return times(c.value)
 }
@@ -77,17 +81,17 @@ func comparisons(ss []summary) []comparison {
 	o, st := find(ss, ours), find(ss, oursStrip)
 	fd, ka, cg := find(ss, floorDecode), find(ss, keepAll), find(ss, clientGoWatch)
 	return []comparison{
-		{"time_vs_floor", "ours time to synced / floor-decode", ratio(o.syncSeconds, fd.syncSeconds), 1.05, false, false},
-		{"rss_vs_keepall", "ours peak RSS at sync / keep-all", ratio(o.hwmSyncMiB, ka.hwmSyncMiB), 1.0, false, false},
-		{"rss_strip_vs_keepall", "ours-strip peak RSS at sync / keep-all", ratio(st.hwmSyncMiB, ka.hwmSyncMiB), 0.7, false, false},
-		{"rss_vs_clientgo", "ours peak RSS at sync / client-go-watchlist", ratio(o.hwmSyncMiB, cg.hwmSyncMiB), 1.0, true, false},
-		{"time_vs_clientgo", "ours time to synced / client-go-watchlist", ratio(o.syncSeconds, cg.syncSeconds), 1.0, true, false},
-		{"cpu_per_event_vs_clientgo", "ours steady CPU per event / client-go-watchlist", ratio(o.cpuPer1k, cg.cpuPer1k), 0.5, false, false},
-		{"", "ours steady lag p50 / client-go-watchlist", ratio(o.lagP50ms, cg.lagP50ms), 1.0, false, false},
-		{"", "ours steady lag p99 / client-go-watchlist", ratio(o.lagP99ms, cg.lagP99ms), 1.0, false, false},
-		{"", "ours time to synced / keep-all", ratio(o.syncSeconds, ka.syncSeconds), math.NaN(), false, false},
-		{"cpu_per_event_vs_floor", "ours steady CPU per event / floor-decode", ratio(o.cpuPer1k, fd.cpuPer1k), 1.1, false, false},
-		{"", "client-go-watchlist steady CPU per event / floor-decode", ratio(cg.cpuPer1k, fd.cpuPer1k), math.NaN(), false, false},
+		{"time_vs_floor", "ours time to synced / floor-decode", ratio(o.syncSeconds, fd.syncSeconds), 1.05, false, false, false},
+		{"rss_vs_keepall", "ours peak RSS at sync / keep-all", ratio(o.hwmSyncMiB, ka.hwmSyncMiB), 1.0, false, false, false},
+		{"rss_strip_vs_keepall", "ours-strip peak RSS at sync / keep-all", ratio(st.hwmSyncMiB, ka.hwmSyncMiB), 0.7, false, false, false},
+		{"rss_vs_clientgo", "ours peak RSS at sync / client-go-watchlist", ratio(o.hwmSyncMiB, cg.hwmSyncMiB), 1.0, true, false, false},
+		{"time_vs_clientgo", "ours time to synced / client-go-watchlist", ratio(o.syncSeconds, cg.syncSeconds), 1.0, true, false, false},
+		{"cpu_per_event_vs_clientgo", "ours steady CPU per event / client-go-watchlist", ratio(o.cpuPer1k, cg.cpuPer1k), 0.5, false, false, false},
+		{"", "ours steady lag p50 / client-go-watchlist", ratio(o.lagP50ms, cg.lagP50ms), 1.0, false, false, false},
+		{"", "ours steady lag p99 / client-go-watchlist", ratio(o.lagP99ms, cg.lagP99ms), 1.0, false, false, false},
+		{"", "ours time to synced / keep-all", ratio(o.syncSeconds, ka.syncSeconds), math.NaN(), false, false, false},
+		{"cpu_per_event_vs_floor", "ours steady CPU per event / floor-decode", ratio(o.cpuPer1k, fd.cpuPer1k), 1.1, false, false, false},
+		{"", "client-go-watchlist steady CPU per event / floor-decode", ratio(cg.cpuPer1k, fd.cpuPer1k), math.NaN(), false, false, false},
 	}
 }
 
@@ -120,7 +124,7 @@ func machineLine(cs []comparison) string {
 		"slow_lag_p50_vs_fast", "slow_restarts", "slow_rss_vs_clientgo",
 		"server_rss_vs_clientgo_list", "server_cpu_vs_clientgo_watchlist", "crd_time_vs_clientgo", "crd_rss_vs_clientgo",
 		"warm_time_vs_cold", "warm_bytes_vs_cold", "cpu_per_event_vs_floor",
-		"shard_time_vs_unsharded", "shard_rss_vs_unsharded", "shard_server_cpu_vs_unsharded", "cr_time_vs_cache", "cr_rss_vs_cache", "cold_server_cpu_vs_clientgo_best", "wave_warm_cpu_vs_clientgo", "wave_warm_cpu_vs_clientgo_list"}
+		"shard_time_vs_unsharded", "shard_rss_vs_unsharded", "shard_server_cpu_vs_unsharded", "cr_time_vs_cache", "cr_rss_vs_cache", "cold_server_cpu_vs_clientgo_best", "wave_warm_cpu_vs_clientgo", "wave_warm_cpu_vs_clientgo_list", "takeover_s"}
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = k + "=" + get(k)
@@ -139,6 +143,7 @@ type outcome struct {
 	warm    []result
 	shards  []shardRun
 	waves   []serverRun // the node-agent wave
+	fleet   []fleetRun
 	agents  int
 	pods    int
 }
@@ -181,5 +186,7 @@ func report(w io.Writer, setup string, out outcome) {
 	reportShards(w, out.shards, shcs)
 	wvcs := waveComparisons(out.waves)
 	reportWave(w, out.waves, out.agents, out.pods, wvcs)
-	fmt.Fprintln(w, machineLine(slices.Concat(cs, scs, svcs, ccs, wcs, shcs, wvcs)))
+	fcs := fleetComparisons(out.fleet)
+	reportFleet(w, out.fleet, out.pods, fcs)
+	fmt.Fprintln(w, machineLine(slices.Concat(cs, scs, svcs, ccs, wcs, shcs, wvcs, fcs)))
 }
