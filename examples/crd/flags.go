@@ -25,6 +25,7 @@ type options struct {
 	replica        string
 	leaseNamespace string
 	leaseDuration  time.Duration
+	snapshotDir    string
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -43,6 +44,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.replica, "replica", "", "with --shards: this replica's name, unique among the live replicas (default: host name and process ID)")
 	fs.StringVar(&o.leaseNamespace, "lease-namespace", "default", "with --shards: the namespace of the fleet's Leases")
 	fs.DurationVar(&o.leaseDuration, "lease-duration", 15*time.Second, "with --shards: how long a replica's shards stay its own after it stops renewing them (a killed replica's are taken over after this)")
+	fs.StringVar(&o.snapshotDir, "snapshot-dir", "", "with --shards: keep each shard's snapshot in this folder, so that a shard this replica takes again (after a restart under the same --replica) starts warm")
 	if err := fs.Parse(args); err != nil {
 		return o, usageError{err}
 	}
@@ -53,6 +55,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, errors.New("--shards needs --reconcile")
 	case o.shards > 0 && o.leaseDuration < 2*time.Second:
 		return o, fmt.Errorf("--lease-duration %s: want 2s or more", o.leaseDuration)
+	case o.snapshotDir != "" && o.shards == 0:
+		return o, errors.New("--snapshot-dir needs --shards")
 	}
 	if o.shards > 0 && o.replica == "" {
 		host, _ := os.Hostname()

@@ -26,7 +26,8 @@ func TestQPSFlag(t *testing.T) {
 
 // --shards belongs to the controller, and a replica gets a name.
 func TestShardFlags(t *testing.T) {
-	for _, args := range [][]string{{"--shards", "-1", "--reconcile"}, {"--shards", "4"}, {"--reconcile", "--shards", "4", "--lease-duration", "1s"}} {
+	for _, args := range [][]string{{"--shards", "-1", "--reconcile"}, {"--shards", "4"}, {"--reconcile", "--shards", "4", "--lease-duration", "1s"},
+		{"--reconcile", "--snapshot-dir", "/tmp"}} {
 		if _, err := parseFlags(args, io.Discard); err == nil {
 			t.Errorf("parseFlags(%q): no error", args)
 		}

@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -58,8 +60,13 @@ func runSharded(ctx context.Context, cfg *rest.Config, o options, stdout, stderr
 // runShard reconciles the widgets of one shard until ctx is done.
 func runShard(ctx context.Context, cfg *rest.Config, hc *http.Client, o options, status *statusWriter, h *holdings, shard int) error {
 	started := time.Now()
-	widgets, err := shopsyncers.NewWidgetSyncer(cfg, runtime.WithHTTPClient(hc), runtime.WithNamespace(o.namespace),
-		runtime.WithShard(shard, o.shards))
+	opts := []runtime.Option{runtime.WithHTTPClient(hc), runtime.WithNamespace(o.namespace), runtime.WithShard(shard, o.shards)}
+	if o.snapshotDir != "" {
+		// The snapshot names the shard's selector: one of another shard,
+		// or of another number of shards, is never used.
+		opts = append(opts, runtime.WithSnapshot(filepath.Join(o.snapshotDir, fmt.Sprintf("widgets-shard-%d-of-%d.snapshot", shard, o.shards))))
+	}
+	widgets, err := shopsyncers.NewWidgetSyncer(cfg, opts...)
 	if err != nil {
 		return err
 	}
@@ -68,13 +75,20 @@ func runShard(ctx context.Context, cfg *rest.Config, hc *http.Client, o options,
 	ctx, cancel := context.WithCancel(ctx)
 	ran := make(chan error, 1)
 	go func() { ran <- widgets.Run(ctx) }()
-	defer func() { cancel(); c.q.ShutDown(); <-ran }()
+	defer func() {
+		cancel()
+		c.q.ShutDown()
+		if err := <-ran; err != nil && !errors.Is(err, context.Canceled) { // a snapshot not saved, say
+			fmt.Fprintf(h.out, "replica %s, %s: %v\n", h.replica, name, err)
+		}
+	}()
 	wctx, stop := context.WithTimeout(ctx, o.syncTimeout)
 	defer stop()
 	if err := widgets.WaitForSync(wctx); err != nil {
 		return fmt.Errorf("%s: %w (last error: %v)", name, err, widgets.LastError())
 	}
-	h.add(shard, fmt.Sprintf("%d widgets synced in %s, %s", widgets.Store().Len(), time.Since(started).Round(time.Millisecond), widgets.ShardMode()))
+	h.add(shard, fmt.Sprintf("%d widgets synced in %s, mode=%s, %s", widgets.Store().Len(), time.Since(started).Round(time.Millisecond),
+		widgets.Mode(), widgets.ShardMode()))
 	defer h.remove(ctx, shard)
 	c.start(ctx, fmt.Sprintf("replica %s, %s: ", h.replica, name))
 	<-ctx.Done()

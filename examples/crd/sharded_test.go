@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -96,6 +97,39 @@ func (r *replica) spans(end time.Time) map[int][]span {
 	return out
 }
 
+// buildExample builds this program into a temporary folder.
+func buildExample(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "crd")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// startReplica starts bin as replica name of a sharded controller of the
+// widgets of ns; it is killed when the test ends, if still running.
+func startReplica(t *testing.T, bin, kubeconfig, ns, name string, args ...string) *replica {
+	t.Helper()
+	r := &replica{name: name}
+	r.cmd = exec.Command(bin, append([]string{"--kubeconfig", kubeconfig, "--namespace", ns, "--reconcile", "--replica", name}, args...)...)
+	r.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	pipe, err := r.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r.out = lines.Read(pipe, func(l string) {
+		r.mu.Lock()
+		r.lines = append(r.lines, timedLine{time.Now(), l})
+		r.mu.Unlock()
+	})
+	t.Cleanup(func() { r.cmd.Process.Kill(); r.cmd.Wait() })
+	return r
+}
+
 // leaseLog records every version of the fleet's shard Leases, with the
 // time the test saw it.
 type leaseLog struct {
@@ -128,10 +162,7 @@ func TestShardedReplicasTakeOverAKilledOne(t *testing.T) {
 	if err := fixture.CreateNamespace(ctx, srv.Client(), leaseNS); err != nil {
 		t.Fatal(err)
 	}
-	bin := filepath.Join(t.TempDir(), "crd")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildExample(t)
 
 	leases := &leaseLog{records: map[string][]leaseSeen{}}
 	w, err := srv.Client().CoordinationV1().Leases(leaseNS).Watch(ctx, metav1.ListOptions{})
@@ -157,24 +188,8 @@ func TestShardedReplicasTakeOverAKilledOne(t *testing.T) {
 
 	replicas := map[string]*replica{}
 	for _, name := range []string{"r1", "r2", "r3"} {
-		r := &replica{name: name}
-		r.cmd = exec.Command(bin, "--kubeconfig", kubeconfig, "--namespace", ns, "--reconcile", "--shards", fmt.Sprint(shards),
-			"--replica", name, "--lease-namespace", leaseNS, "--lease-duration", lease.String())
-		r.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-		pipe, err := r.cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := r.cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		r.out = lines.Read(pipe, func(l string) {
-			r.mu.Lock()
-			r.lines = append(r.lines, timedLine{time.Now(), l})
-			r.mu.Unlock()
-		})
-		replicas[name] = r
-		t.Cleanup(func() { r.cmd.Process.Kill(); r.cmd.Wait() })
+		replicas[name] = startReplica(t, bin, kubeconfig, ns, name, "--shards", fmt.Sprint(shards),
+			"--lease-namespace", leaseNS, "--lease-duration", lease.String())
 	}
 	holdings := func(names ...string) (string, bool) {
 		count := map[int]int{}
@@ -299,4 +314,84 @@ func TestShardedReplicasTakeOverAKilledOne(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A replica restarted under the same name takes its shards back warm from
+// the snapshots it saved when it stopped (--snapshot-dir): the first run's
+// shards sync cold, the second's warm, with a widget changed meanwhile
+// reconciled.
+func TestShardSnapshotsMakeARestartWarm(t *testing.T) {
+	const (
+		n      = 200
+		shards = 2
+		ns     = "sharded-warm"
+	)
+	srv, kubeconfig, widgets := setup(t, ns, n)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	leaseNS := "sharded-warm-leases"
+	if err := fixture.CreateNamespace(ctx, srv.Client(), leaseNS); err != nil {
+		t.Fatal(err)
+	}
+	bin, dir := buildExample(t), t.TempDir()
+	args := []string{"--shards", fmt.Sprint(shards), "--lease-namespace", leaseNS, "--lease-duration", "3s", "--snapshot-dir", dir}
+	modes := func(r *replica) map[int]string {
+		out := map[int]string{}
+		for _, l := range r.seen() {
+			if m := tookLine.FindStringSubmatch(l.text); m != nil {
+				_, mode, _ := strings.Cut(l.text, "mode=")
+				mode, _, _ = strings.Cut(mode, ",")
+				out[atoi(m[1])] = mode
+			}
+		}
+		return out
+	}
+	synced := func(r *replica, want string) func() string {
+		return func() string {
+			if m := modes(r); len(m) != shards || m[0] != want || m[1] != want {
+				return fmt.Sprintf("shards taken: %v; want both %s", m, want)
+			}
+			return ""
+		}
+	}
+	first := startReplica(t, bin, kubeconfig, ns, "r1", args...)
+	eventually(t, time.Minute, synced(first, "watchlist"))
+	if err := first.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := first.cmd.Wait(); err != nil {
+		t.Fatalf("the first run ended with %v on SIGTERM", err)
+	}
+	for s := range shards {
+		if _, err := os.Stat(filepath.Join(dir, fmt.Sprintf("widgets-shard-%d-of-%d.snapshot", s, shards))); err != nil {
+			t.Fatalf("shard %d's snapshot: %v", s, err)
+		}
+	}
+	w, err := widgets.Get(ctx, "widget-00007")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An owner given or taken away changes the phase its status must show.
+	if w.Spec.Owner == "" {
+		w.Spec.Owner = "alice"
+	} else {
+		w.Spec.Owner = ""
+	}
+	if _, err := widgets.Update(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	second := startReplica(t, bin, kubeconfig, ns, "r1", args...)
+	eventually(t, time.Minute, synced(second, "warm"))
+	eventually(t, time.Minute, func() string {
+		l, err := widgets.List(ctx)
+		if err != nil {
+			return err.Error()
+		}
+		for _, w := range l {
+			if want := phaseOf(w); w.Status.Phase != want {
+				return fmt.Sprintf("%s: status %q, spec calls for %q", w.Name, w.Status.Phase, want)
+			}
+		}
+		return ""
+	})
 }
