@@ -119,11 +119,21 @@ func benchMain(args []string) error {
 			return err
 		}
 	}
+	if o.runs(partWave) || o.runs(partRestart) {
+		if err := b.populatePods(ctx); err != nil {
+			return err
+		}
+		out.agents = o.agents
+	}
 	if o.runs(partWave) {
 		if out.waves, err = b.waveRounds(ctx); err != nil {
 			return err
 		}
-		out.agents = o.agents
+	}
+	if o.runs(partRestart) {
+		if out.restarts, err = b.restartRounds(ctx); err != nil {
+			return err
+		}
 	}
 	if o.runs(partFleet) {
 		if o.resource != "configmaps" {

@@ -206,6 +206,15 @@ func followParent(ctx context.Context, sc *bufio.Scanner, env *childEnv, a child
 			if err := writeMsg(os.Stdout, msgSteady, rep); err != nil {
 				return err
 			}
+		case cmdProbe:
+			env.probe.start()
+			if err := writeMsg(os.Stdout, msgReady, struct{}{}); err != nil {
+				return err
+			}
+		case cmdRequests:
+			if err := writeMsg(os.Stdout, msgRequests, requestsReport{Kinds: env.probe.requestKinds()}); err != nil {
+				return err
+			}
 		case cmdExit:
 			return nil
 		default:

@@ -7,7 +7,7 @@
 //	go run ./bench -profile /tmp/prof            # also write pprof profiles of every child
 //	go run ./bench -kube-version v1.36.3         # another kube-apiserver the test bed builds
 //	go run ./bench -watchlist-compression=false  # 1.37 without gzip of WatchList responses
-//	go run ./bench -parts server-cost,warm -clients 4   # only some parts (contenders, server-cost, crd, warm, shard, wave, fleet)
+//	go run ./bench -parts server-cost,warm -clients 4   # only some parts (contenders, server-cost, crd, warm, shard, wave, restart, fleet)
 //	go run ./bench -charts ''                    # no charts
 //
 // Besides its tables, a run draws a chart of each part that ran,
@@ -95,7 +95,7 @@
 //
 // The last line is machine-readable:
 //
-//	bench: time_vs_floor=<x> rss_vs_keepall=<x> rss_vs_clientgo=<x> time_vs_clientgo=<x> rss_strip_vs_keepall=<x> cpu_per_event_vs_clientgo=<x> slow_lag_p50_vs_fast=<x> slow_restarts=<n> slow_rss_vs_clientgo=<x> server_rss_vs_clientgo_list=<x> server_cpu_vs_clientgo_watchlist=<x> crd_time_vs_clientgo=<x> crd_rss_vs_clientgo=<x> warm_time_vs_cold=<x> warm_bytes_vs_cold=<x> cpu_per_event_vs_floor=<x> shard_time_vs_unsharded=<x> shard_rss_vs_unsharded=<x> shard_server_cpu_vs_unsharded=<x> cr_time_vs_cache=<x> cr_rss_vs_cache=<x> cold_server_cpu_vs_clientgo_best=<x> wave_warm_cpu_vs_clientgo=<x> wave_warm_cpu_vs_clientgo_list=<x> takeover_s=<s>
+//	bench: time_vs_floor=<x> rss_vs_keepall=<x> rss_vs_clientgo=<x> time_vs_clientgo=<x> rss_strip_vs_keepall=<x> cpu_per_event_vs_clientgo=<x> slow_lag_p50_vs_fast=<x> slow_restarts=<n> slow_rss_vs_clientgo=<x> server_rss_vs_clientgo_list=<x> server_cpu_vs_clientgo_watchlist=<x> crd_time_vs_clientgo=<x> crd_rss_vs_clientgo=<x> warm_time_vs_cold=<x> warm_bytes_vs_cold=<x> cpu_per_event_vs_floor=<x> shard_time_vs_unsharded=<x> shard_rss_vs_unsharded=<x> shard_server_cpu_vs_unsharded=<x> cr_time_vs_cache=<x> cr_rss_vs_cache=<x> cold_server_cpu_vs_clientgo_best=<x> wave_warm_cpu_vs_clientgo=<x> wave_warm_cpu_vs_clientgo_list=<x> apiserver_restart_cpu_vs_clientgo=<x> takeover_s=<s>
 //
 // slow_lag_p50_vs_fast is ours-slow-handler's other handler's lag p50 over
 // ours'; slow_restarts the largest number of watch restarts of
@@ -114,7 +114,10 @@
 // own cache; cold_server_cpu_vs_clientgo_best ours' kube-apiserver CPU in
 // the server-cost table over that of client-go's cheaper mode (WatchList or
 // LIST + WATCH); wave_warm_* the node-agent wave restarted warm against
-// client-go's in each mode; takeover_s the fleet part's median seconds
+// client-go's in each mode; apiserver_restart_cpu_vs_clientgo what
+// kube-apiserver restarted under running agents pays for ours' resync over
+// what it pays for client-go's (WatchList) relist, its own start-up taken
+// off both; takeover_s the fleet part's median seconds
 // from a SIGKILL to the killed replica's shards synced by the others. A
 // part that did not run gives nan.
 package main

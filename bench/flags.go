@@ -49,9 +49,10 @@ const (
 	partShard      = "shard"
 	partWave       = "wave"
 	partFleet      = "fleet"
+	partRestart    = "restart"
 )
 
-var partNames = []string{partContenders, partServerCost, partCRD, partWarm, partShard, partWave, partFleet}
+var partNames = []string{partContenders, partServerCost, partCRD, partWarm, partShard, partWave, partRestart, partFleet}
 
 func (o options) runs(part string) bool { return slices.Contains(o.parts, part) }
 

@@ -78,14 +78,16 @@ func podsOf(i, n, nodes int) int {
 	return c
 }
 
-// waveRounds creates the wave's pods, then runs every row once per round.
-func (b *bench) waveRounds(ctx context.Context) ([]serverRun, error) {
-	o := b.waveOptions()
+// populatePods creates the pods of the wave and restart parts.
+func (b *bench) populatePods(ctx context.Context) error {
 	res := resources["pods"]
 	res.newObject = podsOnNodes(b.o.agents)
-	if err := populate(ctx, b.cs, b.cs.CoreV1().RESTClient(), o, res); err != nil {
-		return nil, err
-	}
+	return populate(ctx, b.cs, b.cs.CoreV1().RESTClient(), b.waveOptions(), res)
+}
+
+// waveRounds runs every row of the wave once per round.
+func (b *bench) waveRounds(ctx context.Context) ([]serverRun, error) {
+	o := b.waveOptions()
 	var runs []serverRun
 	for round := 1; round <= b.o.rounds; round++ {
 		rows := append([]string{ours, oursWarm, oursWarmNewServer}, roundOrder(waveRows[3:], round)...)
@@ -150,7 +152,7 @@ func (b *bench) waveRow(ctx context.Context, c contender, o options, round int) 
 			extra = append(extra, "-snapshot="+b.waveSnapshot(i))
 		}
 		return extra
-	}, round)
+	}, round, nil)
 	if err != nil {
 		return r, err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"sort"
 	"strings"
@@ -29,9 +30,40 @@ type probe struct {
 	maxDepth atomic.Int64
 	mu       sync.Mutex
 	reasons  map[string]int
+	kinds    map[string]int // the requests counted, by requestKind
 }
 
-func newProbe(plural string) *probe { return &probe{plural: plural, reasons: map[string]int{}} }
+func newProbe(plural string) *probe {
+	return &probe{plural: plural, reasons: map[string]int{}, kinds: map[string]int{}}
+}
+
+// requestKind tells what a LIST or WATCH request of the resource asks for:
+// "watchlist" (the whole selection streamed), "watch" (changes from a
+// resourceVersion), "metadata-list" (a warm start's names and versions),
+// "get" (a LIST of one name, a warm start's fetch under a selector) or
+// "list" (the whole selection).
+func requestKind(req *http.Request) string {
+	q := req.URL.Query()
+	switch {
+	case q.Get("watch") == "true" || q.Get("watch") == "1":
+		if q.Get("sendInitialEvents") == "true" {
+			return "watchlist"
+		}
+		return "watch"
+	case strings.Contains(req.Header.Get("Accept"), "as=PartialObjectMetadataList"):
+		return "metadata-list"
+	case strings.Contains(q.Get("fieldSelector"), "metadata.name="):
+		return "get"
+	}
+	return "list"
+}
+
+// requestKinds returns the requests counted, by kind.
+func (p *probe) requestKinds() map[string]int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return maps.Clone(p.kinds)
+}
 
 func (p *probe) start() { p.on.Store(true) }
 
@@ -41,6 +73,9 @@ func (p *probe) wrap(rt http.RoundTripper) http.RoundTripper {
 	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
 		if p.on.Load() && req.Method == http.MethodGet && strings.HasSuffix(req.URL.Path, "/"+p.plural) {
 			p.requests.Add(1)
+			p.mu.Lock()
+			p.kinds[requestKind(req)]++
+			p.mu.Unlock()
 		}
 		return rt.RoundTrip(req)
 	})

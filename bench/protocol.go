@@ -17,6 +17,10 @@ import (
 //	child:  ready {}
 //	parent: end <n>                 n updates were written; report once all are handled
 //	child:  steady {steadyReport}
+//	parent: probe                   count requests from now on
+//	child:  ready {}
+//	parent: requests                say what was counted
+//	child:  requests {requestsReport}
 //	parent: exit
 //	child:  exit {exitReport}       and exits
 const (
@@ -28,7 +32,17 @@ const (
 	cmdSteady = "steady"
 	cmdEnd    = "end"
 	cmdExit   = "exit"
+	cmdProbe  = "probe"
+	// cmdRequests asks, and msgRequests answers, what was counted.
+	cmdRequests = "requests"
+	msgRequests = "requests"
 )
+
+// requestsReport is the requests of the resource a child sent since the
+// parent said probe, by requestKind.
+type requestsReport struct {
+	Kinds map[string]int `json:"kinds"`
+}
 
 // syncReport is what a child measured up to synced.
 type syncReport struct {

@@ -124,7 +124,7 @@ func machineLine(cs []comparison) string {
 		"slow_lag_p50_vs_fast", "slow_restarts", "slow_rss_vs_clientgo",
 		"server_rss_vs_clientgo_list", "server_cpu_vs_clientgo_watchlist", "crd_time_vs_clientgo", "crd_rss_vs_clientgo",
 		"warm_time_vs_cold", "warm_bytes_vs_cold", "cpu_per_event_vs_floor",
-		"shard_time_vs_unsharded", "shard_rss_vs_unsharded", "shard_server_cpu_vs_unsharded", "cr_time_vs_cache", "cr_rss_vs_cache", "cold_server_cpu_vs_clientgo_best", "wave_warm_cpu_vs_clientgo", "wave_warm_cpu_vs_clientgo_list", "takeover_s"}
+		"shard_time_vs_unsharded", "shard_rss_vs_unsharded", "shard_server_cpu_vs_unsharded", "cr_time_vs_cache", "cr_rss_vs_cache", "cold_server_cpu_vs_clientgo_best", "wave_warm_cpu_vs_clientgo", "wave_warm_cpu_vs_clientgo_list", "apiserver_restart_cpu_vs_clientgo", "takeover_s"}
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = k + "=" + get(k)
@@ -135,17 +135,18 @@ func machineLine(cs []comparison) string {
 // outcome is what the parts of the benchmark measured; empty for a part
 // that did not run.
 type outcome struct {
-	main    []result // the contenders, one at a time
-	names   []string // the contenders, in the order asked
-	server  []serverRun
-	clients int
-	crd     []result
-	warm    []result
-	shards  []shardRun
-	waves   []serverRun // the node-agent wave
-	fleet   []fleetRun
-	agents  int
-	pods    int
+	main     []result // the contenders, one at a time
+	names    []string // the contenders, in the order asked
+	server   []serverRun
+	clients  int
+	crd      []result
+	warm     []result
+	shards   []shardRun
+	waves    []serverRun // the node-agent wave
+	fleet    []fleetRun
+	restarts []restartRun
+	agents   int
+	pods     int
 }
 
 // report prints the tables and ends with the machine-readable line.
@@ -186,7 +187,9 @@ func report(w io.Writer, setup string, out outcome) {
 	reportShards(w, out.shards, shcs)
 	wvcs := waveComparisons(out.waves)
 	reportWave(w, out.waves, out.agents, out.pods, wvcs)
+	rcs := restartComparisons(out.restarts)
+	reportRestart(w, out.restarts, out.agents, out.pods, rcs)
 	fcs := fleetComparisons(out.fleet)
 	reportFleet(w, out.fleet, out.pods, fcs)
-	fmt.Fprintln(w, machineLine(slices.Concat(cs, scs, svcs, ccs, wcs, shcs, wvcs, fcs)))
+	fmt.Fprintln(w, machineLine(slices.Concat(cs, scs, svcs, ccs, wcs, shcs, wvcs, rcs, fcs)))
 }

@@ -143,7 +143,7 @@ func (b *bench) serverCost(ctx context.Context, c contender, round int) (serverR
 			extra = append(extra, "-snapshot="+serverSnapshot(b.dir, i))
 		}
 		return extra
-	}, round)
+	}, round, nil)
 	for _, s := range reports {
 		if s.Objects != b.o.n {
 			return r, fmt.Errorf("a client saw %d objects, want %d", s.Objects, b.o.n)
@@ -157,8 +157,10 @@ func (b *bench) serverCost(ctx context.Context, c contender, round int) (serverR
 
 // wave starts n children of c on the objects o names, child i with the
 // flags args(i), lets them start work at once, and measures kube-apiserver
-// until the last one synced; it returns the children's sync reports.
-func (b *bench) wave(ctx context.Context, c contender, n int, o options, args func(i int) []string, round int) (serverRun, []syncReport, error) {
+// until the last one synced; then, when not nil, runs then with the
+// children still running, and returns the children's sync reports.
+func (b *bench) wave(ctx context.Context, c contender, n int, o options, args func(i int) []string, round int,
+	then func([]*child) error) (serverRun, []syncReport, error) {
 	r := serverRun{contender: c.name}
 	var chs []*child
 	defer func() {
@@ -215,6 +217,11 @@ func (b *bench) wave(ctx context.Context, c contender, n int, o options, args fu
 		return r, nil, err
 	}
 	r.allocated = alloc1 - alloc0
+	if then != nil {
+		if err := then(chs); err != nil {
+			return r, nil, err
+		}
+	}
 	for _, ch := range chs {
 		if err := ch.send(cmdExit); err != nil {
 			return r, nil, err

@@ -74,7 +74,7 @@ func (b *bench) shardRow(ctx context.Context, c contender, k, round int) (shardR
 			extra = append(extra, fmt.Sprintf("-shard=%d/%d", i, k))
 		}
 		return extra
-	}, round)
+	}, round, nil)
 	if err != nil {
 		return r, err
 	}
@@ -102,7 +102,7 @@ func (b *bench) shardRow(ctx context.Context, c contender, k, round int) (shardR
 		}
 		_, solo, err := b.wave(ctx, c, 1, b.o, func(int) []string {
 			return []string{fmt.Sprintf("-tag=shard.k%d.r%d.alone", k, round), fmt.Sprintf("-shard=0/%d", k)}
-		}, round)
+		}, round, nil)
 		if err != nil {
 			return r, fmt.Errorf("shard 0 alone: %w", err)
 		}
