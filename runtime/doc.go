@@ -9,7 +9,9 @@
 // bookmark (aggregated API servers, proxies that strip query parameters), it
 // falls back to a paginated LIST followed by a WATCH, delivering each object
 // once. Which mode works is remembered per server and resource and re-probed
-// after an interval.
+// after an interval. A Syncer with a field selector lists first, and every
+// request asks for an uncompressed response: both cost the server least
+// (see WithFieldSelector, WithCompression).
 //
 // After the initial sync the Syncer keeps a plain watch open from the last
 // resourceVersion; bookmarks advance it; reconnects never re-stream the
