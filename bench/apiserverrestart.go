@@ -93,7 +93,8 @@ func (b *bench) restartUnder(ctx context.Context, chs []*child, name string, rou
 		}
 	}
 	marker := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("restart-%s-r%d", strings.ReplaceAll(name, " ", "-"), round)}}
-	if _, err := b.cs.CoreV1().ConfigMaps(b.o.namespace).Create(ctx, marker, metav1.CreateOptions{}); err != nil {
+	// In the wave's namespace, whose ConfigMaps no other part counts.
+	if _, err := b.cs.CoreV1().ConfigMaps(waveNamespace).Create(ctx, marker, metav1.CreateOptions{}); err != nil {
 		return r, fmt.Errorf("the write before the restart: %w", err)
 	}
 	if err := b.srv.Relaunch(); err != nil {

@@ -17,6 +17,7 @@ import (
 	coresyncers "github.com/syncer-gen/syncer-gen/examples/builtin/syncers/core/v1"
 	"github.com/syncer-gen/syncer-gen/fleet"
 	"github.com/syncer-gen/syncer-gen/runtime"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 )
 
@@ -132,6 +133,16 @@ type fleetEvent struct {
 
 func (b *bench) fleetRound(ctx context.Context, round int) (fleetRun, error) {
 	var r fleetRun
+	// What the shards must hold together: the namespace's ConfigMaps now
+	// (other parts, run before, may have created some).
+	l, err := b.cs.CoreV1().ConfigMaps(b.o.namespace).List(ctx, metav1.ListOptions{Limit: 1})
+	if err != nil {
+		return r, err
+	}
+	want := len(l.Items)
+	if l.RemainingItemCount != nil {
+		want += int(*l.RemainingItemCount)
+	}
 	name := fmt.Sprintf("bench-fleet-r%d", round)
 	events := make(chan fleetEvent, 64)
 	var members []*child
@@ -185,19 +196,16 @@ func (b *bench) fleetRound(ctx context.Context, round int) (fleetRun, error) {
 				}
 			}
 		case <-deadline.C:
-			return r, fmt.Errorf("not every shard synced within %s: held %v", b.o.timeout, holder)
+			return r, fmt.Errorf("not every shard synced once within %s, with %d objects in all (want %d): held %v", b.o.timeout, total(objects), want, holder)
 		case <-ctx.Done():
 			return r, ctx.Err()
 		}
 		if len(holder) < fleetShards {
 			continue
 		}
-		total := 0
-		for _, n := range objects {
-			total += n
-		}
+		sum := total(objects)
 		switch {
-		case victim < 0 && total == b.o.n && b.fleetSettled(holder):
+		case victim < 0 && sum == want && b.fleetSettled(holder):
 			// Every shard synced, once: kill the replica holding the most.
 			counts := make([]int, fleetReplicas)
 			for _, m := range holder {
@@ -215,13 +223,22 @@ func (b *bench) fleetRound(ctx context.Context, round int) (fleetRun, error) {
 				return r, err
 			}
 		case victim >= 0 && !slices.Contains(slices.Collect(maps.Values(holder)), victim):
-			if total != b.o.n {
-				return r, fmt.Errorf("after the takeover the shards hold %d objects, want %d", total, b.o.n)
+			if sum != want {
+				return r, fmt.Errorf("after the takeover the shards hold %d objects, want %d", sum, want)
 			}
 			r.takeover = time.Since(killed).Seconds()
 			return r, nil
 		}
 	}
+}
+
+// total is the objects of the shards together.
+func total(objects map[int]int) int {
+	n := 0
+	for _, o := range objects {
+		n += o
+	}
+	return n
 }
 
 // fleetSettled tells whether the fleet is balanced: each replica holds
