@@ -21,7 +21,7 @@ type lagObserver struct {
 	done   chan struct{}
 }
 
-func newLagObserver() *lagObserver { return &lagObserver{done: make(chan struct{})} }
+func newLagObserver() *lagObserver { return &lagObserver{} }
 
 // observe is called by a handler with an updated object.
 func (o *lagObserver) observe(obj metav1.Object) {
@@ -56,11 +56,13 @@ func (o *lagObserver) wait(ctx context.Context, n int, timeout time.Duration) ([
 		return o.lags, nil
 	}
 	o.target = n
+	done := make(chan struct{}) // a wait of its own: an earlier wait's channel is closed
+	o.done = done
 	o.mu.Unlock()
 	t := time.NewTimer(timeout)
 	defer t.Stop()
 	select {
-	case <-o.done:
+	case <-done:
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	case <-t.C:
