@@ -1,8 +1,8 @@
 // Package fleet divides N shards among the live replicas of a program
 // through coordination.k8s.io/v1 Leases, so that each replica runs the
-// syncers and workers of its share of shards (issue 20: kube-apiserver
-// 1.36+ shards list and watch streams by a hash range of object UID, and a
-// syncer watches one shard).
+// syncers and workers of its share of shards (kube-apiserver 1.36+ can
+// send a list or watch stream of one hash range of object UIDs, and a
+// syncer made with runtime.WithShard watches one shard).
 //
 //	f, err := fleet.New(restConfig, fleet.Options{
 //		Name:      "widget-controller", // every replica of the program
