@@ -129,13 +129,20 @@ func NewForClient(client coordinationv1client.LeasesGetter, o Options) (*Fleet, 
 func (f *Fleet) Held() []int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	held := f.workingLocked()
+	slices.Sort(held)
+	return held
+}
+
+// workingLocked returns the shards this replica works on and is not
+// giving up, in no order. f.mu is held.
+func (f *Fleet) workingLocked() []int {
 	var held []int
 	for s, h := range f.holdings {
 		if !h.stopping {
 			held = append(held, s)
 		}
 	}
-	slices.Sort(held)
 	return held
 }
 
@@ -369,12 +376,7 @@ func (f *Fleet) leave() error {
 func (f *Fleet) running() []int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	var held []int
-	for s, h := range f.holdings {
-		if !h.stopping {
-			held = append(held, s)
-		}
-	}
+	held := f.workingLocked()
 	slices.SortFunc(held, func(a, b int) int { return f.rank[a] - f.rank[b] })
 	return held
 }

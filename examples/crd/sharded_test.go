@@ -265,18 +265,7 @@ func TestShardedReplicasTakeOverAKilledOne(t *testing.T) {
 	<-time.After(2 * time.Second) // how long writes go on after the takeover
 	close(stopWrites)
 	writes.Wait()
-	eventually(t, time.Minute, func() string {
-		l, err := widgets.List(ctx)
-		if err != nil {
-			return err.Error()
-		}
-		for _, w := range l {
-			if want := phaseOf(w); w.Status.Phase != want {
-				return fmt.Sprintf("%s: status %q, spec calls for %q", w.Name, w.Status.Phase, want)
-			}
-		}
-		return ""
-	})
+	eventually(t, time.Minute, statusesFollowSpecs(ctx, widgets))
 
 	// No shard worked on by two replicas at once.
 	end := time.Now()
@@ -382,7 +371,13 @@ func TestShardSnapshotsMakeARestartWarm(t *testing.T) {
 	}
 	second := startReplica(t, bin, kubeconfig, ns, "r1", args...)
 	eventually(t, time.Minute, synced(second, "warm"))
-	eventually(t, time.Minute, func() string {
+	eventually(t, time.Minute, statusesFollowSpecs(ctx, widgets))
+}
+
+// statusesFollowSpecs tells the first widget whose status does not follow
+// its spec, "" when every one does.
+func statusesFollowSpecs(ctx context.Context, widgets *fixture.Widgets) func() string {
+	return func() string {
 		l, err := widgets.List(ctx)
 		if err != nil {
 			return err.Error()
@@ -393,5 +388,5 @@ func TestShardSnapshotsMakeARestartWarm(t *testing.T) {
 			}
 		}
 		return ""
-	})
+	}
 }
