@@ -97,9 +97,13 @@ func TestController(t *testing.T) {
 		}
 		return ""
 	})
-	if !strings.Contains(stdout.String(), "controller/widget-00003: Pending") {
-		t.Errorf("stdout does not report the reconcile:\n%s", stdout.String())
-	}
+	// The line comes after the status write the test has just seen.
+	eventually(t, 10*time.Second, func() string {
+		if !strings.Contains(stdout.String(), "controller/widget-00003: Pending") {
+			return "stdout does not report the reconcile:\n" + stdout.String()
+		}
+		return ""
+	})
 
 	// The scrape.
 	body := scrape(t, "http://"+addr+"/metrics")
