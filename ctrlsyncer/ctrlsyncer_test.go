@@ -7,8 +7,11 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -104,6 +107,54 @@ func TestSourceFeedsControllerRuntimeHandlers(t *testing.T) {
 	}
 	if len(deletes) != 1 || deletes[0].Object.Name != "b" || !deletes[0].DeleteStateUnknown {
 		t.Errorf("deletes %+v, want b's with DeleteStateUnknown", deletes)
+	}
+}
+
+// controller-runtime's EnqueueRequestForOwner works unchanged on the
+// syncer's events: a widget's event enqueues its controller owner, in the
+// widget's namespace, at a create, an update and an inferred deletion; a
+// widget without an owner of that kind enqueues nothing.
+func TestSourceFeedsEnqueueRequestForOwner(t *testing.T) {
+	scheme := kruntime.NewScheme()
+	if err := corev1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	mapper := meta.NewDefaultRESTMapper(nil)
+	mapper.Add(corev1.SchemeGroupVersion.WithKind("ConfigMap"), meta.RESTScopeNamespace)
+	controller := true
+	owned := func(name, rv, owner string) *shopv1alpha1.Widget {
+		w := widget("ns", name, rv, 1, "alice")
+		if owner != "" {
+			w.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: owner,
+				UID: types.UID("cm-" + owner), Controller: &controller}}
+		}
+		return w
+	}
+	ws, d := shopsyncers.NewWidgetDriver()
+	q := newQueue()
+	defer q.ShutDown()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	src := ctrlsyncer.Source(ws.Syncer,
+		handler.TypedEnqueueRequestForOwner[*shopv1alpha1.Widget](scheme, mapper, &corev1.ConfigMap{}, handler.OnlyControllerOwner()))
+	if err := src.Start(ctx, q); err != nil {
+		t.Fatal(err)
+	}
+	d.Add(owned("a", "1", "cfg-1"), owned("b", "1", "cfg-2"), owned("c", "1", ""))
+	d.Sync()
+	if err := src.WaitForSync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(drain(q)); got != "[ns/cfg-1 ns/cfg-2]" {
+		t.Errorf("after the sync: %s", got)
+	}
+	d.Update(owned("c", "2", "cfg-3"))
+	if got := fmt.Sprint(drain(q)); got != "[ns/cfg-3]" {
+		t.Errorf("c given an owner: %s", got)
+	}
+	d.Resync(owned("a", "1", "cfg-1"), owned("c", "2", "cfg-3")) // b is gone
+	if got := fmt.Sprint(drain(q)); got != "[ns/cfg-2]" {
+		t.Errorf("after b vanished: %s", got)
 	}
 }
 
