@@ -29,7 +29,7 @@ const (
 )
 
 var contenders = []contender{
-	{name: floorRead, what: "raw WatchList stream to the end bookmark; frames and event types only"},
+	{name: floorRead, what: "raw WatchList stream (uncompressed, as ours asks) to the end bookmark; frames and event types only"},
 	{name: floorDecode, steady: true, what: "same, each object decoded into its typed struct and dropped"},
 	{name: keepAll, what: "same, each object kept in a plain map (memory floor)"},
 	{name: clientGoWatch, steady: true, env: []string{watchListGate + "=true"},

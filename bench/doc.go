@@ -29,7 +29,7 @@
 // and at exit, its total allocations, and the number of objects it saw,
 // which must equal N. The contenders:
 //
-//	floor-read           raw WatchList stream read to the end bookmark; only frame boundaries and event types decoded
+//	floor-read           raw WatchList stream (uncompressed, as ours) read to the end bookmark; only frame boundaries and event types decoded
 //	floor-decode         the same, each object decoded into its typed struct and dropped
 //	keep-all             the same, each object kept in a plain map: the memory floor for the data
 //	client-go-watchlist  client-go SharedIndexInformer, WatchListClient on
