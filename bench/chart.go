@@ -76,8 +76,14 @@ func contendersChart(run []string, ss []summary) *chart {
 }
 
 func serverChart(run []string, ss []serverSummary) *chart {
+	return serverCostChart("Server cost: what kube-apiserver pays for the clients (lower is better)",
+		"slowest client's time to synced, s", run, ss, clientGoWatch)
+}
+
+// serverCostChart draws what kube-apiserver paid for each row's clients.
+func serverCostChart(title, slowest string, run []string, ss []serverSummary, refs ...string) *chart {
 	p := func(metric string, decimals int, f func(serverSummary) float64) panel {
-		pn := panel{metric: metric, decimals: decimals, refs: []string{clientGoWatch}}
+		pn := panel{metric: metric, decimals: decimals, refs: refs}
 		for _, s := range ss {
 			if v := f(s); s.runs > 0 && !math.IsNaN(v) {
 				pn.bars = append(pn.bars, bar{s.contender, v})
@@ -85,12 +91,66 @@ func serverChart(run []string, ss []serverSummary) *chart {
 		}
 		return pn
 	}
-	return &chart{title: "Server cost: what kube-apiserver pays for the clients (lower is better)", run: run, panels: []panel{
+	return &chart{title: title, run: run, panels: []panel{
 		p("apiserver CPU, s", 2, func(s serverSummary) float64 { return s.cpu }),
 		p("apiserver peak RSS over idle, MiB", 1, func(s serverSummary) float64 { return s.peakOverMiB }),
 		p("apiserver allocated, MiB", 0, func(s serverSummary) float64 { return s.allocatedMiB }),
-		p("slowest client's time to synced, s", 3, func(s serverSummary) float64 { return s.slowest }),
+		p(slowest, 3, func(s serverSummary) float64 { return s.slowest }),
 	}}
+}
+
+func waveChart(run []string, ss []serverSummary) *chart {
+	return serverCostChart("Node-agent wave: 100 agents restarted at once, what kube-apiserver pays (lower is better)",
+		"slowest agent's time to synced, s", run, ss, clientGoWatch, clientGoList)
+}
+
+func restartChart(run []string, ss []restartSummary) *chart {
+	p := func(metric string, f func(restartSummary) float64) panel {
+		pn := panel{metric: metric, decimals: 2, refs: []string{clientGoWatch, clientGoList}}
+		for _, s := range ss {
+			if s.runs > 0 {
+				pn.bars = append(pn.bars, bar{s.contender, f(s)})
+			}
+		}
+		return pn
+	}
+	return &chart{title: "kube-apiserver restarted under 100 running agents: its cost over its own start-up (lower is better)", run: run, panels: []panel{
+		p("apiserver CPU, s", func(s restartSummary) float64 { return s.cpu }),
+		p("apiserver allocated, MiB", func(s restartSummary) float64 { return s.allocated }),
+	}}
+}
+
+// shardBar names the bar of K shards.
+func shardBar(k int) string {
+	if k == 1 {
+		return "unsharded"
+	}
+	return fmt.Sprintf("shard of %d", k)
+}
+
+func shardChart(run []string, ss []shardSummary) *chart {
+	p := func(metric string, decimals int, f func(shardSummary) float64) panel {
+		pn := panel{metric: metric, decimals: decimals, refs: []string{shardBar(1)}}
+		for _, s := range ss {
+			if s.runs > 0 {
+				pn.bars = append(pn.bars, bar{shardBar(s.k), f(s)})
+			}
+		}
+		return pn
+	}
+	return &chart{title: "Shards: one shard of K against the unsharded syncer (lower is better)", run: run, panels: []panel{
+		p("one shard alone: time to synced, s", 3, func(s shardSummary) float64 { return s.alone }),
+		p("one shard alone: peak RSS, MiB", 1, func(s shardSummary) float64 { return s.aloneMiB }),
+		p("apiserver CPU for the K shards, s", 2, func(s shardSummary) float64 { return s.cpu }),
+	}}
+}
+
+func fleetChart(run []string, runs []fleetRun) *chart {
+	pn := panel{metric: fmt.Sprintf("s from a SIGKILL to its shards synced elsewhere (lease %s)", fleetLease), decimals: 2}
+	for i, r := range runs {
+		pn.bars = append(pn.bars, bar{fmt.Sprintf("round %d", i+1), r.takeover})
+	}
+	return &chart{title: "Fleet: 3 replicas over 8 shards, one killed (lower is better)", run: run, panels: []panel{pn}}
 }
 
 func crdChart(run []string, ss []summary) *chart {
@@ -131,6 +191,30 @@ func charts(run []string, out outcome) map[string]*chart {
 	}
 	if len(out.warm) > 0 {
 		m[partWarm] = warmChart(run, summarize(out.warm, []string{oursWarm, ours, clientGoWatch}))
+	}
+	if len(out.shards) > 0 {
+		var ss []shardSummary
+		for _, k := range shardCounts {
+			ss = append(ss, summarizeShards(out.shards, k))
+		}
+		m[partShard] = shardChart(run, ss)
+	}
+	if len(out.waves) > 0 {
+		var ss []serverSummary
+		for _, name := range waveRows {
+			ss = append(ss, summarizeServer(out.waves, name))
+		}
+		m[partWave] = waveChart(run, ss)
+	}
+	if len(out.restarts) > 0 {
+		var ss []restartSummary
+		for _, name := range restartRows {
+			ss = append(ss, summarizeRestart(out.restarts, name))
+		}
+		m[partRestart] = restartChart(run, ss)
+	}
+	if len(out.fleet) > 0 {
+		m[partFleet] = fleetChart(run, out.fleet)
 	}
 	return m
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/xml"
-	"flag"
 	"io"
 	"math"
 	"os"
@@ -11,55 +10,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
-
-var draw = flag.Bool("draw", false, "write docs/bench-<part>.svg from the figures of the run docs/benchmarks.md quotes")
 
 // figures is a summary of a contender with the figures the charts show; NaN for "-".
 func figures(name string, syncS, rssMiB, allocMiB, readMiB, cpuPer1k, lagP99ms float64) summary {
 	s := find(nil, name)
 	s.runs, s.syncSeconds, s.hwmSyncMiB, s.allocMiB, s.readMiB, s.cpuPer1k, s.lagP99ms = 3, syncS, rssMiB, allocMiB, readMiB, cpuPer1k, lagP99ms
 	return s
-}
-
-// quotedRun is the run of make bench (defaults) that docs/benchmarks.md
-// quotes, medians as its tables print them.
-func quotedRun() map[string]*chart {
-	nan := math.NaN()
-	run := []string{
-		"figures of the make bench run (defaults) quoted in the README at commit 7caa8e8, now in docs/benchmarks.md; make bench redraws this chart from its own run",
-		`setup: 20000 configmaps of 2048 B payload in namespace "bench"; 3 rounds; steady state 200 updates/s (at most 8 in flight) for 20s over 500 objects; GOMAXPROCS=2 GOGC=default; 2 CPUs; go1.26.8`,
-		"server: kube-apiserver v1.37.2, WatchListCompression on (WatchList responses gzip-compressed)",
-	}
-	return map[string]*chart{
-		partContenders: contendersChart(run, []summary{
-			figures(floorRead, 0.692, 28.5, 5, nan, nan, nan),
-			figures(floorDecode, 0.731, 33.2, 74, nan, 0.175, 7.5),
-			figures(keepAll, 0.785, 99.8, 74, nan, nan, nan),
-			figures(clientGoWatch, 1.027, 135.9, 193, nan, 0.243, 6.0),
-			figures(clientGoList, 1.138, 213.8, 258, nan, nan, nan),
-			figures(ours, 0.821, 101.8, 75, nan, 0.205, 6.0),
-			figures(oursStrip, 0.953, 98.7, 76, nan, nan, nan),
-			figures(oursSlow, 0.919, 101.8, 76, nan, 0.279, 7.5),
-			figures(clientGoSlow, 0.945, 132.5, 193, nan, 0.333, 7.3),
-		}),
-		partServerCost: serverChart(run, []serverSummary{
-			{contender: ours, runs: 3, slowest: 6.553, idleMiB: 447.9, peakOverMiB: 56.6, cpu: 5.88, allocatedMiB: 377},
-			{contender: oursWarm, runs: 3, slowest: 1.431, idleMiB: 505.8, peakOverMiB: 119.1, cpu: 1.01, allocatedMiB: 351},
-			{contender: clientGoWatch, runs: 3, slowest: 8.341, idleMiB: 453.6, peakOverMiB: 63.8, cpu: 6.47, allocatedMiB: 366},
-			{contender: clientGoList, runs: 3, slowest: 6.541, idleMiB: 462.5, peakOverMiB: 66.4, cpu: 4.49, allocatedMiB: 134},
-		}),
-		partCRD: crdChart(run, []summary{
-			figures(ours, 2.097, 107.5, 97, nan, nan, nan),
-			figures(clientGoWatch, 3.223, 136.0, 195, nan, nan, nan),
-			figures(clientGoDynamic, 3.890, 206.8, 260, nan, nan, nan),
-		}),
-		partWarm: warmChart(run, []summary{
-			figures(oursWarm, 0.164, 107.5, 85, 1.99, nan, nan),
-			figures(ours, 0.765, 101.7, 75, 32.25, nan, nan),
-			figures(clientGoWatch, 0.880, 127.3, 194, 32.30, nan, nan),
-		}),
-	}
 }
 
 // parsed is what a chart's SVG holds: each panel's bars and references, by contender.
@@ -150,43 +108,44 @@ func TestChart(t *testing.T) {
 	}
 }
 
-// The charts of the quoted run are well-formed, one bar per contender;
-// with -draw they are written into docs/.
-func TestChartsOfTheQuotedRun(t *testing.T) {
-	for part, c := range quotedRun() {
-		svg := c.svg()
-		p := parseSVG(t, svg)
-		first := c.panels[0]
-		if got := p.bars[first.metric]; len(got) != len(first.bars) || len(got) < 3 {
-			t.Errorf("%s: bars %q", part, got)
-		}
-		if *draw {
-			if err := os.WriteFile(filepath.Join("..", "docs", "bench-"+part+".svg"), svg, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-}
-
 // charts draws a chart for each part that ran, from its results.
 func TestChartsOfAnOutcome(t *testing.T) {
 	r := func(name string, s float64) result {
 		return result{contender: name, sync: syncReport{Objects: 10, SyncSeconds: s, HWMBytes: 50 * mib, TotalAllocBytes: 20 * mib}}
 	}
 	out := outcome{main: []result{r(floorDecode, 1), r(ours, 1.1), r(clientGoWatch, 1.3)}, names: []string{floorDecode, ours, clientGoWatch},
-		warm: []result{r(oursWarm, 0.2), r(ours, 1)}}
+		warm:     []result{r(oursWarm, 0.2), r(ours, 1)},
+		shards:   []shardRun{{k: 1, alone: 1, aloneRSS: 100 * mib}, {k: 4, alone: 0.3, aloneRSS: 50 * mib}},
+		waves:    []serverRun{{contender: ours, cpu: time.Second}, {contender: clientGoList, cpu: 2 * time.Second}},
+		restarts: []restartRun{{contender: restartIdle, cpu: time.Second}, {contender: ours, cpu: time.Second}, {contender: clientGoWatch, cpu: 3 * time.Second}},
+		fleet:    []fleetRun{{takeover: 6.5}, {takeover: 6.7}}}
 	cs := charts([]string{"run"}, out)
-	if len(cs) != 2 || cs[partContenders] == nil || cs[partWarm] == nil {
-		t.Fatalf("charts of parts %v, want contenders and warm", cs)
+	want := []string{partContenders, partWarm, partShard, partWave, partRestart, partFleet}
+	for _, part := range want {
+		if cs[part] == nil {
+			t.Errorf("no chart of the %s part", part)
+		}
 	}
-	if got := parseSVG(t, cs[partWarm].svg()).bars["time to synced, s"]; !slices.Equal(got, []string{oursWarm, ours}) {
-		t.Errorf("warm bars %q", got)
+	if len(cs) != len(want) {
+		t.Fatalf("charts of %d parts, want %d: %v", len(cs), len(want), cs)
+	}
+	for part, metric := range map[string]string{partWarm: "time to synced, s", partShard: "one shard alone: time to synced, s",
+		partWave: "apiserver CPU, s", partRestart: "apiserver CPU, s"} {
+		got := parseSVG(t, cs[part].svg()).bars[metric]
+		wantBars := map[string][]string{partWarm: {oursWarm, ours}, partShard: {"unsharded", "shard of 4"},
+			partWave: {ours, clientGoList}, partRestart: {ours, clientGoWatch}}[part]
+		if !slices.Equal(got, wantBars) {
+			t.Errorf("%s bars %q, want %q", part, got, wantBars)
+		}
+	}
+	if got := cs[partRestart].panels[0].bars[0].value; got != 0 {
+		t.Errorf("restart: ours drawn at %v s, want 0 over the start-up's own CPU", got)
 	}
 	dir := t.TempDir()
 	if err := writeCharts(dir, []string{"run"}, out); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"bench-contenders.svg", "bench-warm.svg"} {
+	for _, f := range []string{"bench-contenders.svg", "bench-warm.svg", "bench-shard.svg", "bench-wave.svg", "bench-restart.svg", "bench-fleet.svg"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Error(err)
 		}
