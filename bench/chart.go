@@ -50,15 +50,31 @@ func kindOf(contender string) string {
 
 var kindColours = map[string]string{"floor": "#9e9e9e", "client-go": "#4c78a8", "ours": "#e45756"}
 
-// summaryPanel makes a panel of f over the contenders of ss that have it.
-func summaryPanel(metric string, decimals int, ss []summary, f func(summary) float64, refs ...string) panel {
+// panelOf makes a panel of f over the rows of ss that ran, each named by name.
+func panelOf[S any](metric string, decimals int, refs []string, ss []S, name func(S) (string, bool), f func(S) float64) panel {
 	p := panel{metric: metric, decimals: decimals, refs: refs}
 	for _, s := range ss {
-		if v := f(s); s.runs > 0 && !math.IsNaN(v) {
-			p.bars = append(p.bars, bar{s.contender, v})
+		if n, ran := name(s); ran {
+			if v := f(s); !math.IsNaN(v) {
+				p.bars = append(p.bars, bar{n, v})
+			}
 		}
 	}
 	return p
+}
+
+// summaryPanel makes a panel of f over the contenders of ss that have it.
+func summaryPanel(metric string, decimals int, ss []summary, f func(summary) float64, refs ...string) panel {
+	return panelOf(metric, decimals, refs, ss, func(s summary) (string, bool) { return s.contender, s.runs > 0 }, f)
+}
+
+// mapped returns f of each key, in order.
+func mapped[K, S any](keys []K, f func(K) S) []S {
+	out := make([]S, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, f(k))
+	}
+	return out
 }
 
 func syncTime(s summary) float64  { return s.syncSeconds }
@@ -83,13 +99,7 @@ func serverChart(run []string, ss []serverSummary) *chart {
 // serverCostChart draws what kube-apiserver paid for each row's clients.
 func serverCostChart(title, slowest string, run []string, ss []serverSummary, refs ...string) *chart {
 	p := func(metric string, decimals int, f func(serverSummary) float64) panel {
-		pn := panel{metric: metric, decimals: decimals, refs: refs}
-		for _, s := range ss {
-			if v := f(s); s.runs > 0 && !math.IsNaN(v) {
-				pn.bars = append(pn.bars, bar{s.contender, v})
-			}
-		}
-		return pn
+		return panelOf(metric, decimals, refs, ss, func(s serverSummary) (string, bool) { return s.contender, s.runs > 0 }, f)
 	}
 	return &chart{title: title, run: run, panels: []panel{
 		p("apiserver CPU, s", 2, func(s serverSummary) float64 { return s.cpu }),
@@ -106,13 +116,7 @@ func waveChart(run []string, ss []serverSummary) *chart {
 
 func restartChart(run []string, ss []restartSummary) *chart {
 	p := func(metric string, f func(restartSummary) float64) panel {
-		pn := panel{metric: metric, decimals: 2, refs: []string{clientGoWatch, clientGoList}}
-		for _, s := range ss {
-			if s.runs > 0 {
-				pn.bars = append(pn.bars, bar{s.contender, f(s)})
-			}
-		}
-		return pn
+		return panelOf(metric, 2, []string{clientGoWatch, clientGoList}, ss, func(s restartSummary) (string, bool) { return s.contender, s.runs > 0 }, f)
 	}
 	return &chart{title: "kube-apiserver restarted under 100 running agents: its cost over its own start-up (lower is better)", run: run, panels: []panel{
 		p("apiserver CPU, s", func(s restartSummary) float64 { return s.cpu }),
@@ -130,13 +134,7 @@ func shardBar(k int) string {
 
 func shardChart(run []string, ss []shardSummary) *chart {
 	p := func(metric string, decimals int, f func(shardSummary) float64) panel {
-		pn := panel{metric: metric, decimals: decimals, refs: []string{shardBar(1)}}
-		for _, s := range ss {
-			if s.runs > 0 {
-				pn.bars = append(pn.bars, bar{shardBar(s.k), f(s)})
-			}
-		}
-		return pn
+		return panelOf(metric, decimals, []string{shardBar(1)}, ss, func(s shardSummary) (string, bool) { return shardBar(s.k), s.runs > 0 }, f)
 	}
 	return &chart{title: "Shards: one shard of K against the unsharded syncer (lower is better)", run: run, panels: []panel{
 		p("one shard alone: time to synced, s", 3, func(s shardSummary) float64 { return s.alone }),
@@ -176,42 +174,22 @@ func charts(run []string, out outcome) map[string]*chart {
 		m[partContenders] = contendersChart(run, summarize(out.main, out.names))
 	}
 	if len(out.server) > 0 {
-		var ss []serverSummary
-		for _, name := range serverRows {
-			ss = append(ss, summarizeServer(out.server, name))
-		}
-		m[partServerCost] = serverChart(run, ss)
+		m[partServerCost] = serverChart(run, mapped(serverRows, func(n string) serverSummary { return summarizeServer(out.server, n) }))
 	}
 	if len(out.crd) > 0 {
-		var names []string
-		for _, c := range crdContenders {
-			names = append(names, c.name)
-		}
-		m[partCRD] = crdChart(run, summarize(out.crd, names))
+		m[partCRD] = crdChart(run, summarize(out.crd, mapped(crdContenders, func(c contender) string { return c.name })))
 	}
 	if len(out.warm) > 0 {
 		m[partWarm] = warmChart(run, summarize(out.warm, []string{oursWarm, ours, clientGoWatch}))
 	}
 	if len(out.shards) > 0 {
-		var ss []shardSummary
-		for _, k := range shardCounts {
-			ss = append(ss, summarizeShards(out.shards, k))
-		}
-		m[partShard] = shardChart(run, ss)
+		m[partShard] = shardChart(run, mapped(shardCounts, func(k int) shardSummary { return summarizeShards(out.shards, k) }))
 	}
 	if len(out.waves) > 0 {
-		var ss []serverSummary
-		for _, name := range waveRows {
-			ss = append(ss, summarizeServer(out.waves, name))
-		}
-		m[partWave] = waveChart(run, ss)
+		m[partWave] = waveChart(run, mapped(waveRows, func(n string) serverSummary { return summarizeServer(out.waves, n) }))
 	}
 	if len(out.restarts) > 0 {
-		var ss []restartSummary
-		for _, name := range restartRows {
-			ss = append(ss, summarizeRestart(out.restarts, name))
-		}
-		m[partRestart] = restartChart(run, ss)
+		m[partRestart] = restartChart(run, mapped(restartRows, func(n string) restartSummary { return summarizeRestart(out.restarts, n) }))
 	}
 	if len(out.fleet) > 0 {
 		m[partFleet] = fleetChart(run, out.fleet)
