@@ -50,22 +50,28 @@ func kindOf(contender string) string {
 
 var kindColours = map[string]string{"floor": "#9e9e9e", "client-go": "#4c78a8", "ours": "#e45756"}
 
-// panelOf makes a panel of f over the rows of ss that ran, each named by name.
-func panelOf[S any](metric string, decimals int, refs []string, ss []S, name func(S) (string, bool), f func(S) float64) panel {
+// row is a summary of one row of a part: a contender, or a shard count.
+type row interface {
+	// label names the row's bars and tells whether the row ran.
+	label() (name string, ran bool)
+}
+
+func (s summary) label() (string, bool)        { return s.contender, s.runs > 0 }
+func (s serverSummary) label() (string, bool)  { return s.contender, s.runs > 0 }
+func (s restartSummary) label() (string, bool) { return s.contender, s.runs > 0 }
+func (s shardSummary) label() (string, bool)   { return shardBar(s.k), s.runs > 0 }
+
+// panelOf makes a panel of f over the rows of ss that ran.
+func panelOf[S row](metric string, decimals int, ss []S, f func(S) float64, refs ...string) panel {
 	p := panel{metric: metric, decimals: decimals, refs: refs}
 	for _, s := range ss {
-		if n, ran := name(s); ran {
+		if n, ran := s.label(); ran {
 			if v := f(s); !math.IsNaN(v) {
 				p.bars = append(p.bars, bar{n, v})
 			}
 		}
 	}
 	return p
-}
-
-// summaryPanel makes a panel of f over the contenders of ss that have it.
-func summaryPanel(metric string, decimals int, ss []summary, f func(summary) float64, refs ...string) panel {
-	return panelOf(metric, decimals, refs, ss, func(s summary) (string, bool) { return s.contender, s.runs > 0 }, f)
 }
 
 // mapped returns f of each key, in order.
@@ -83,11 +89,11 @@ func allocated(s summary) float64 { return s.allocMiB }
 
 func contendersChart(run []string, ss []summary) *chart {
 	return &chart{title: "Contenders: medians over the rounds (lower is better)", run: run, panels: []panel{
-		summaryPanel("time to synced, s", 3, ss, syncTime, floorDecode, clientGoWatch),
-		summaryPanel("peak RSS at sync, MiB", 1, ss, syncRSS, keepAll, clientGoWatch),
-		summaryPanel("allocated to sync, MiB", 0, ss, allocated, floorDecode, clientGoWatch),
-		summaryPanel("steady state: CPU s per 1,000 events", 3, ss, func(s summary) float64 { return s.cpuPer1k }, floorDecode, clientGoWatch),
-		summaryPanel("steady state: lag p99, ms", 1, ss, func(s summary) float64 { return s.lagP99ms }, floorDecode, clientGoWatch),
+		panelOf("time to synced, s", 3, ss, syncTime, floorDecode, clientGoWatch),
+		panelOf("peak RSS at sync, MiB", 1, ss, syncRSS, keepAll, clientGoWatch),
+		panelOf("allocated to sync, MiB", 0, ss, allocated, floorDecode, clientGoWatch),
+		panelOf("steady state: CPU s per 1,000 events", 3, ss, func(s summary) float64 { return s.cpuPer1k }, floorDecode, clientGoWatch),
+		panelOf("steady state: lag p99, ms", 1, ss, func(s summary) float64 { return s.lagP99ms }, floorDecode, clientGoWatch),
 	}}
 }
 
@@ -99,7 +105,7 @@ func serverChart(run []string, ss []serverSummary) *chart {
 // serverCostChart draws what kube-apiserver paid for each row's clients.
 func serverCostChart(title, slowest string, run []string, ss []serverSummary, refs ...string) *chart {
 	p := func(metric string, decimals int, f func(serverSummary) float64) panel {
-		return panelOf(metric, decimals, refs, ss, func(s serverSummary) (string, bool) { return s.contender, s.runs > 0 }, f)
+		return panelOf(metric, decimals, ss, f, refs...)
 	}
 	return &chart{title: title, run: run, panels: []panel{
 		p("apiserver CPU, s", 2, func(s serverSummary) float64 { return s.cpu }),
@@ -116,7 +122,7 @@ func waveChart(run []string, ss []serverSummary) *chart {
 
 func restartChart(run []string, ss []restartSummary) *chart {
 	p := func(metric string, f func(restartSummary) float64) panel {
-		return panelOf(metric, 2, []string{clientGoWatch, clientGoList}, ss, func(s restartSummary) (string, bool) { return s.contender, s.runs > 0 }, f)
+		return panelOf(metric, 2, ss, f, clientGoWatch, clientGoList)
 	}
 	return &chart{title: "kube-apiserver restarted under 100 running agents: its cost over its own start-up (lower is better)", run: run, panels: []panel{
 		p("apiserver CPU, s", func(s restartSummary) float64 { return s.cpu }),
@@ -134,7 +140,7 @@ func shardBar(k int) string {
 
 func shardChart(run []string, ss []shardSummary) *chart {
 	p := func(metric string, decimals int, f func(shardSummary) float64) panel {
-		return panelOf(metric, decimals, []string{shardBar(1)}, ss, func(s shardSummary) (string, bool) { return shardBar(s.k), s.runs > 0 }, f)
+		return panelOf(metric, decimals, ss, f, shardBar(1))
 	}
 	return &chart{title: "Shards: one shard of K against the unsharded syncer (lower is better)", run: run, panels: []panel{
 		p("one shard alone: time to synced, s", 3, func(s shardSummary) float64 { return s.alone }),
@@ -153,17 +159,17 @@ func fleetChart(run []string, runs []fleetRun) *chart {
 
 func crdChart(run []string, ss []summary) *chart {
 	return &chart{title: "A CRD (JSON): medians over the rounds (lower is better)", run: run, panels: []panel{
-		summaryPanel("time to synced, s", 3, ss, syncTime, clientGoWatch),
-		summaryPanel("peak RSS at sync, MiB", 1, ss, syncRSS, clientGoWatch),
-		summaryPanel("allocated to sync, MiB", 0, ss, allocated, clientGoWatch),
+		panelOf("time to synced, s", 3, ss, syncTime, clientGoWatch),
+		panelOf("peak RSS at sync, MiB", 1, ss, syncRSS, clientGoWatch),
+		panelOf("allocated to sync, MiB", 0, ss, allocated, clientGoWatch),
 	}}
 }
 
 func warmChart(run []string, ss []summary) *chart {
 	return &chart{title: "Warm restart after 1% / 1% / 1% churn: medians over the rounds (lower is better)", run: run, panels: []panel{
-		summaryPanel("time to synced, s", 3, ss, syncTime, ours, clientGoWatch),
-		summaryPanel("read from the server, MiB", 2, ss, func(s summary) float64 { return s.readMiB }, ours, clientGoWatch),
-		summaryPanel("peak RSS at sync, MiB", 1, ss, syncRSS, ours, clientGoWatch),
+		panelOf("time to synced, s", 3, ss, syncTime, ours, clientGoWatch),
+		panelOf("read from the server, MiB", 2, ss, func(s summary) float64 { return s.readMiB }, ours, clientGoWatch),
+		panelOf("peak RSS at sync, MiB", 1, ss, syncRSS, ours, clientGoWatch),
 	}}
 }
 
