@@ -118,26 +118,28 @@ func TestConsistencyUnderFaults(t *testing.T) {
 		})
 	})
 
-	// A proxy ends every watch stream 300ms after it started, as a load
-	// balancer with a maximum stream duration does; the initial WatchList
-	// stream of 2000 objects of 64 KiB (128 MiB, over a second on loopback)
-	// does not fit in one stream.
+	// A proxy ends every watch stream after 16 MiB, mid-event; the
+	// initial WatchList stream of 2000 objects of 64 KiB (128 MiB) does not
+	// fit in one stream. (A cut by age, as a load balancer with a maximum
+	// stream duration makes, missed on a machine fast enough to send the
+	// whole stream before it.)
 	t.Run("StreamsCutShort", func(t *testing.T) {
 		f := prepare(t, srv, 2000, 64<<10)
 		proxy := testbed.StartProxy(t, srv)
-		proxy.CutStreamsAfter(300 * time.Millisecond)
+		proxy.CutStreamsAfter(16 << 20)
 		// The writer leaves the big objects alone: replaced by its small
 		// ones, they would shrink the initial stream until it fits.
 		w := testbed.StartWriter(t, srv.Config(), f.ns, testbed.WriterOptions{Rate: writeRate, KeepExisting: true})
 		fault := time.Now()
 		s, c, stop := startChecked(t, proxy.Config(), f.ns, faultOptions...)
-		waitSynced(t, s, c, "behind a proxy that cuts every stream after 300ms", func() string {
+		waitSynced(t, s, c, "behind a proxy that cuts every stream after 16 MiB", func() string {
 			return "streams cut: " + itoa(proxy.StreamsCut())
 		})
 		// The fault is a WatchList stream that ended before its end bookmark,
-		// which the syncer reports as unavailable. The proxy's timer ends it,
-		// or, on a loaded machine, the apiserver first (it closes a watcher
-		// that falls behind): either way the syncer must have seen one.
+		// which the syncer reports as unavailable once it gives up on
+		// WatchList for this resync; the proxy ends every initial stream
+		// (or, on a loaded machine, the apiserver first: it closes a
+		// watcher that falls behind), so the syncer must have seen one.
 		cuts, ended := proxy.StreamsCut(), c.errors(runtime.KindUnavailable)
 		f.finish(t, s, c, stop, w, fault, func(testbed.WriterStats) {
 			if ended == 0 {

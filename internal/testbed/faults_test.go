@@ -75,22 +75,48 @@ func portOf(url string) string {
 	return url
 }
 
-// CutStreamsAfter ends each watch stream d after it started; CutAll ends
-// the open ones at once without refusing the next requests. Both are counted.
+// CutStreamsAfter ends each watch stream once its share of bytes went
+// through, mid-event; CutAll ends the open ones at once without refusing
+// the next requests. Both are counted.
 func TestProxyCutsStreams(t *testing.T) {
 	srv := testbed.Shared(t)
 	p := testbed.StartProxy(t, srv)
 	cs := kubernetes.NewForConfigOrDie(p.Config())
 	ctx := context.Background()
-
-	p.CutStreamsAfter(300 * time.Millisecond)
-	w, err := cs.CoreV1().ConfigMaps("default").Watch(ctx, metav1.ListOptions{})
+	ns, err := srv.Client().CoreV1().Namespaces().Create(ctx, &corev1.Namespace{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: "cut-"},
+	}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	took := drained(t, w, 10*time.Second, "CutStreamsAfter(300ms)")
-	if took > 5*time.Second {
-		t.Errorf("stream cut after %s, want about 300ms", took)
+	const objects = 20
+	testbed.FillConfigMaps(t, srv.Client(), ns.Name, objects, 1024) // random text: no compression brings 20 KiB under 4 KiB
+
+	p.CutStreamsAfter(4096)
+	// A watch from resourceVersion 0 starts with an ADDED event for every
+	// object: more than 4 KiB.
+	w, err := cs.CoreV1().ConfigMaps(ns.Name).Watch(ctx, metav1.ListOptions{ResourceVersion: "0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := 0
+	timeout := time.After(10 * time.Second)
+read:
+	for {
+		select {
+		case ev, ok := <-w.ResultChan():
+			if !ok {
+				break read
+			}
+			if ev.Type == watch.Added {
+				events++
+			}
+		case <-timeout:
+			t.Fatalf("CutStreamsAfter(4096): the watch still open after 10s, %d events", events)
+		}
+	}
+	if events == 0 || events >= objects {
+		t.Errorf("the stream cut after 4 KiB delivered %d of %d objects of 1 KiB", events, objects)
 	}
 	if p.StreamsCut() != 1 {
 		t.Fatalf("StreamsCut() = %d, want 1", p.StreamsCut())

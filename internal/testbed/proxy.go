@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -13,7 +14,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"k8s.io/client-go/rest"
 )
@@ -31,7 +31,7 @@ type Proxy struct {
 	mu       sync.Mutex
 	streams  map[*http.Request]func() // open watch streams and how to cut them
 	watches  atomic.Int64
-	cutAfter atomic.Int64 // nanoseconds; 0 = streams are not cut by age
+	cutAfter atomic.Int64 // bytes; 0 = streams are not cut by size
 	cuts     atomic.Int64 // streams ended by the proxy
 	dropped  atomic.Int64 // initial-events-end bookmarks dropped
 }
@@ -129,12 +129,41 @@ func (p *Proxy) serve(rp *httputil.ReverseProxy, w http.ResponseWriter, r *http.
 		p.mu.Unlock()
 		cancel()
 	}()
-	if d := time.Duration(p.cutAfter.Load()); d > 0 {
-		t := time.AfterFunc(d, cut)
-		defer t.Stop()
+	if n := p.cutAfter.Load(); n > 0 {
+		w = &cuttingWriter{ResponseWriter: w, left: n, cut: cut}
 	}
 	rp.ServeHTTP(w, r)
 }
+
+// cuttingWriter ends a watch stream once it has forwarded its share of
+// bytes (see CutStreamsAfter).
+type cuttingWriter struct {
+	http.ResponseWriter
+	left int64
+	cut  func()
+}
+
+func (w *cuttingWriter) Write(b []byte) (int, error) {
+	if w.left <= 0 {
+		return 0, errCut
+	}
+	if int64(len(b)) > w.left {
+		b = b[:w.left]
+	}
+	n, err := w.ResponseWriter.Write(b)
+	if w.left -= int64(n); w.left <= 0 {
+		w.cut()
+		if err == nil {
+			err = errCut
+		}
+	}
+	return n, err
+}
+
+// Unwrap lets the reverse proxy flush through the wrapper.
+func (w *cuttingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+var errCut = errors.New("watch stream cut by the test proxy")
 
 func (p *Proxy) modifyResponse(resp *http.Response) error {
 	q := resp.Request.URL.Query()

@@ -1,16 +1,13 @@
 package testbed
 
-import "time"
-
-// CutStreamsAfter makes the proxy end every watch stream it forwards d
-// after the stream started, as a load balancer with a maximum stream
-// duration does; streams already open keep the limit they started with.
-// 0 turns it off. The client sees its connection closed mid-stream.
-func (p *Proxy) CutStreamsAfter(d time.Duration) {
-	if d < 0 {
-		d = 0
-	}
-	p.cutAfter.Store(int64(d))
+// CutStreamsAfter makes the proxy end every watch stream it forwards once
+// n bytes of its body have gone through, as a proxy with a response size
+// limit or a connection that breaks mid-transfer does: the client sees its
+// connection closed mid-event. A size, not an age, so that the cut falls at
+// the same place on a fast machine and a slow one. Streams already open
+// keep the limit they started with; 0 turns it off.
+func (p *Proxy) CutStreamsAfter(n int64) {
+	p.cutAfter.Store(max(n, 0))
 }
 
 // CutAll ends every open watch stream now; unlike Pause, the next requests
