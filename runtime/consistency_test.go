@@ -39,11 +39,12 @@ var faultOptions = []runtime.Option{runtime.WithBackoff(100*time.Millisecond, 5*
 func TestConsistencyUnderFaults(t *testing.T) {
 	srv := testbed.Shared(t)
 
-	// The syncer starts on a namespace of 3000 objects of 2 KiB; kube-apiserver is
-	// killed (SIGKILL, no drain) as soon as the first object was delivered,
-	// then started again.
+	// The syncer starts on a namespace of 3000 objects of 8 KiB (24 MiB:
+	// a fast machine streams it in a few tens of milliseconds, which the
+	// kill must fall within); kube-apiserver is killed (SIGKILL, no drain)
+	// as soon as the first object was delivered, then started again.
 	t.Run("KillDuringInitialStream", func(t *testing.T) {
-		f := prepare(t, srv, 3000, 2048)
+		f := prepare(t, srv, 3000, 8<<10)
 		w := testbed.StartWriter(t, srv.Config(), f.ns, testbed.WriterOptions{Rate: writeRate, Population: 3000})
 		s, c, stop := startChecked(t, isolated(t, srv), f.ns, faultOptions...)
 		select {
