@@ -13,19 +13,22 @@ import (
 	"k8s.io/client-go/kubernetes"
 )
 
-// drained waits until w's result channel is closed, or fails after d.
-func drained(t *testing.T, w watch.Interface, d time.Duration, what string) time.Duration {
+// drained waits until w's result channel is closed, or fails after d; it
+// returns how many ADDED events came before.
+func drained(t *testing.T, w watch.Interface, d time.Duration, what string) (added int) {
 	t.Helper()
-	started := time.Now()
 	timeout := time.After(d)
 	for {
 		select {
-		case _, ok := <-w.ResultChan():
+		case ev, ok := <-w.ResultChan():
 			if !ok {
-				return time.Since(started)
+				return added
+			}
+			if ev.Type == watch.Added {
+				added++
 			}
 		case <-timeout:
-			t.Fatalf("%s: the watch still open after %s", what, d)
+			t.Fatalf("%s: the watch still open after %s, %d objects added", what, d, added)
 		}
 	}
 }
@@ -99,22 +102,7 @@ func TestProxyCutsStreams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	events := 0
-	timeout := time.After(10 * time.Second)
-read:
-	for {
-		select {
-		case ev, ok := <-w.ResultChan():
-			if !ok {
-				break read
-			}
-			if ev.Type == watch.Added {
-				events++
-			}
-		case <-timeout:
-			t.Fatalf("CutStreamsAfter(4096): the watch still open after 10s, %d events", events)
-		}
-	}
+	events := drained(t, w, 10*time.Second, "CutStreamsAfter(4096)")
 	if events == 0 || events >= objects {
 		t.Errorf("the stream cut after 4 KiB delivered %d of %d objects of 1 KiB", events, objects)
 	}
