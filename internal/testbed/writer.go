@@ -18,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/flowcontrol"
 )
@@ -125,9 +126,13 @@ func StartWriter(t testing.TB, cfg *rest.Config, ns string, o WriterOptions) *Wr
 	if err != nil {
 		t.Fatal(err)
 	}
-	var existing []corev1.ConfigMap
+	var existing []metav1.PartialObjectMetadata
 	if !o.KeepExisting {
-		list, err := cs.CoreV1().ConfigMaps(ns).List(context.Background(), metav1.ListOptions{})
+		// Names are all it needs: a metadata-only LIST stays small when
+		// the objects are big (24 MiB of them read within 5s failed
+		// under the race detector).
+		list, err := metadata.NewForConfigOrDie(cfg).Resource(corev1.SchemeGroupVersion.WithResource("configmaps")).
+			Namespace(ns).List(context.Background(), metav1.ListOptions{})
 		if err != nil {
 			t.Fatalf("writer: list %s: %v", ns, err)
 		}
