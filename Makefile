@@ -2,10 +2,10 @@
 SHELL := /usr/bin/env bash
 GO ?= go
 
-.PHONY: testbed test unit vet lint staticcheck generate verify demo bench
+.PHONY: testbed testbed-default test unit vet lint staticcheck generate verify demo bench
 
 ## demo: generate the examples' syncers and run them against a local etcd + kube-apiserver it starts
-demo: testbed generate
+demo: testbed-default generate
 	$(GO) run ./examples/demo
 
 ## test: the whole suite, against a real etcd and kube-apiserver it builds and starts
@@ -25,12 +25,16 @@ verify:
 	hack/verify-codegen.sh
 
 ## bench: our syncer against client-go's informer and the stream floors, in one run
-bench: testbed
+bench: testbed-default
 	$(GO) run ./bench $(BENCH_FLAGS)
 
-## testbed: build etcd and kube-apiserver from the Go module proxy into bin/ (once)
+## testbed: build etcd and every kube-apiserver version the tests run from the Go module proxy into bin/ (once)
 testbed:
 	hack/build-testbed.sh
+
+## testbed-default: build etcd and only the default kube-apiserver (what the demo and the benchmarks start)
+testbed-default:
+	hack/build-testbed.sh --default
 
 ## lint: staticcheck, built from the Go module proxy at the version hack/build-staticcheck.sh pins
 lint: staticcheck

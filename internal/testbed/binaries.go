@@ -18,28 +18,47 @@ const modulePath = "module github.com/syncer-gen/syncer-gen"
 const VersionEnv = "TESTBED_KUBE_VERSION"
 
 var (
-	binOnce sync.Once
-	binDir  string
-	binErr  error
+	rootOnce sync.Once
+	root     string
+	rootErr  error
+
+	builds sync.Map // version -> *build: what hack/build-testbed.sh was asked, once per version
 )
 
-// binaries returns the folder holding etcd and the kube-apiservers, building
-// them with hack/build-testbed.sh when they are missing.
-func binaries() (string, error) {
-	binOnce.Do(func() {
-		root, err := repoRoot()
-		if err != nil {
-			binErr = err
-			return
-		}
-		binDir = filepath.Join(root, "bin")
-		cmd := exec.Command(filepath.Join(root, "hack", "build-testbed.sh"))
+type build struct {
+	once sync.Once
+	err  error
+}
+
+// script returns the path of hack/build-testbed.sh and the bin/ folder of
+// the syncer-gen module above the working directory.
+func script() (path, bin string, err error) {
+	rootOnce.Do(func() { root, rootErr = repoRoot() })
+	if rootErr != nil {
+		return "", "", rootErr
+	}
+	return filepath.Join(root, "hack", "build-testbed.sh"), filepath.Join(root, "bin"), nil
+}
+
+// binaries returns the folder holding etcd and kube-apiserver at version,
+// building the two with hack/build-testbed.sh when they are missing (only
+// that version: a demo needs one, and make test builds every version up
+// front). The script prints its progress on stderr.
+func binaries(version string) (string, error) {
+	path, bin, err := script()
+	if err != nil {
+		return "", err
+	}
+	v, _ := builds.LoadOrStore(version, new(build))
+	b := v.(*build)
+	b.once.Do(func() {
+		cmd := exec.Command(path, version)
 		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 		if err := cmd.Run(); err != nil {
-			binErr = fmt.Errorf("testbed: hack/build-testbed.sh: %w", err)
+			b.err = fmt.Errorf("testbed: hack/build-testbed.sh %s: %w", version, err)
 		}
 	})
-	return binDir, binErr
+	return bin, b.err
 }
 
 // DefaultVersion returns the kube-apiserver version tests run against unless
@@ -49,15 +68,15 @@ func DefaultVersion() (string, error) {
 	if v := os.Getenv(VersionEnv); v != "" {
 		return v, nil
 	}
-	bin, err := binaries()
+	path, _, err := script()
 	if err != nil {
 		return "", err
 	}
-	b, err := os.ReadFile(filepath.Join(bin, "kube-apiserver.default"))
+	out, err := exec.Command(path, "--print-default").Output()
 	if err != nil {
-		return "", fmt.Errorf("testbed: no default kube-apiserver version (run hack/build-testbed.sh): %w", err)
+		return "", fmt.Errorf("testbed: hack/build-testbed.sh --print-default: %w", err)
 	}
-	return strings.TrimSpace(string(b)), nil
+	return strings.TrimSpace(string(out)), nil
 }
 
 // apiserverBinary returns the path of kube-apiserver at version, or an

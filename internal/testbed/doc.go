@@ -2,10 +2,11 @@
 // tests, and a proxy that can misbehave in front of them.
 //
 // The binaries are built from the Go module proxy by hack/build-testbed.sh
-// into the repository's bin/ folder; Start runs that script when they are
-// missing. Several kube-apiserver versions are built: servers run the first
-// (DefaultVersion, overridden for a whole run by $TESTBED_KUBE_VERSION) unless
-// a test asks for another with WithKubeVersion. Every process a test starts is stopped in t.Cleanup, and is
+// into the repository's bin/ folder; Start runs that script for etcd and the
+// version it starts when they are missing (make test builds every version
+// up front). Servers run the default version (DefaultVersion, overridden for
+// a whole run by $TESTBED_KUBE_VERSION) unless a test asks for another with
+// WithKubeVersion. Every process a test starts is stopped in t.Cleanup, and is
 // killed by the kernel if the test binary dies first.
 //
 //	func TestMain(m *testing.M) { os.Exit(testbed.Main(m)) }

@@ -83,14 +83,15 @@ func start(dir string, opts ...Option) (*Server, error) {
 	for _, f := range opts {
 		f(&o)
 	}
-	bin, err := binaries()
-	if err != nil {
-		return nil, err
-	}
 	if o.version == "" {
+		var err error
 		if o.version, err = DefaultVersion(); err != nil {
 			return nil, err
 		}
+	}
+	bin, err := binaries(o.version)
+	if err != nil {
+		return nil, err
 	}
 	apiserverBin, err := apiserverBinary(bin, o.version)
 	if err != nil {
