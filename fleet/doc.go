@@ -58,8 +58,9 @@
 //
 // Balance: each replica renews a membership Lease <Name>-member-<Identity>
 // every RetryPeriod; the live members are those whose membership another
-// replica saw renewed within LeaseDuration (released or expired ones are
-// deleted, and a member one of whose shards expired counts as gone until
+// replica saw renewed within LeaseDuration (expired ones are deleted, and
+// released ones a LeaseDuration after their release, once every replica
+// has seen it; a member one of whose shards expired counts as gone until
 // it renews its membership again). With K live members sorted by identity, the first
 // N%K have a quota of ceil(N/K) shards, the others floor(N/K). A replica
 // over its quota gives up the shards it prefers least (work stopped and

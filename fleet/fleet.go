@@ -302,19 +302,20 @@ func (f *Fleet) renewMembership(ctx context.Context) {
 	f.memberOK = true
 }
 
-// deleteStale deletes the expired membership Lease of a replica that is
-// gone, unless it was renewed since it was read.
+// deleteStale deletes the membership Lease of a replica that is gone
+// (expired, or released a lease ago), unless it was written since it was
+// read.
 func (f *Fleet) deleteStale(ctx context.Context, l coordinationv1.Lease) {
 	rctx, cancel := f.request(ctx, f.requestTimeout())
 	defer cancel()
 	rv := l.ResourceVersion
 	err := f.leases.Delete(rctx, l.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{ResourceVersion: &rv}})
 	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-		f.log.V(1).Info("cannot delete an expired membership", "lease", l.Name, "err", err)
+		f.log.V(1).Info("cannot delete a stale membership", "lease", l.Name, "err", err)
 		return
 	}
 	if err == nil {
-		f.log.V(1).Info("deleted an expired membership", "lease", l.Name)
+		f.log.V(1).Info("deleted a stale membership", "lease", l.Name)
 	}
 }
 

@@ -196,7 +196,7 @@ func (o observation) free(now time.Time) bool {
 type view struct {
 	shards  []observation
 	members []string               // live members, sorted, this replica among them
-	stale   []coordinationv1.Lease // member Leases released or expired: deleted by whoever sees them
+	stale   []coordinationv1.Lease // member Leases expired, or released a lease ago: deleted by whoever sees them
 	expired map[string]struct{}    // identities holding a shard whose lease expired
 }
 
@@ -259,14 +259,18 @@ func (f *Fleet) look(items []coordinationv1.Lease, now time.Time) view {
 			delete(f.suspects, id) // renewed since, or gone
 		}
 	}
+	// A membership released (its replica left) is deleted only once the
+	// release has stood for a lease, so that every replica has seen it:
+	// one that finds a membership missing counts it until the version it
+	// saw expires.
 	live := map[string]bool{f.o.Identity: true}
 	for name, o := range f.members {
 		id := o.holder
 		switch {
 		case id == f.o.Identity:
-		case o.exists() && !o.held(now):
+		case o.exists() && o.expired(now):
 			v.stale = append(v.stale, *byName[name])
-		default:
+		case o.held(now):
 			if _, suspect := f.suspects[id]; !suspect {
 				live[id] = true
 			}
