@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"testing"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -156,20 +155,31 @@ func (l *faultyLease) write(ctx context.Context, verb string, lease *coordinatio
 	return do()
 }
 
-// deleteFleetLeases deletes every Lease of fleet name, as
-// `kubectl delete leases -l fleet.syncer-gen.io/name=<name>` does, and
-// returns how many it deleted.
-func deleteFleetLeases(t *testing.T, leases coordinationv1client.LeasesGetter, ns, name string) int {
-	t.Helper()
-	ctx := context.Background()
-	list, err := leases.Leases(ns).List(ctx, metav1.ListOptions{LabelSelector: fleet.LabelName + "=" + name})
-	if err != nil {
-		t.Fatal(err)
+// faultyStore is one in-memory Lease store that replicas reach each
+// through a faultyLeases of its own.
+type faultyStore struct {
+	leases coordinationv1client.LeasesGetter
+	mu     sync.Mutex
+	byID   map[string]*faultyLeases
+}
+
+func newFaultyStore() *faultyStore {
+	return &faultyStore{leases: fakeLeases(), byID: map[string]*faultyLeases{}}
+}
+
+// faults returns replica id's client, made on first use, so that a test
+// can set its rule before the replica starts.
+func (s *faultyStore) faults(id string) *faultyLeases {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f := s.byID[id]
+	if f == nil {
+		f = &faultyLeases{LeasesGetter: s.leases}
+		s.byID[id] = f
 	}
-	for _, l := range list.Items {
-		if err := leases.Leases(ns).Delete(ctx, l.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-			t.Fatal(err)
-		}
-	}
-	return len(list.Items)
+	return f
+}
+
+func (s *faultyStore) newFleet(o fleet.Options, _ *gate) (*fleet.Fleet, error) {
+	return fleet.NewForClient(s.faults(o.Identity), o)
 }

@@ -3,51 +3,23 @@ package fleet_test
 import (
 	"context"
 	"fmt"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	coordinationv1client "k8s.io/client-go/kubernetes/typed/coordination/v1"
 
 	"github.com/syncer-gen/syncer-gen/fleet"
 )
 
-// faultyStore is one in-memory Lease store that replicas reach each
-// through a faultyLeases of its own.
-type faultyStore struct {
-	leases coordinationv1client.LeasesGetter
-	mu     sync.Mutex
-	byID   map[string]*faultyLeases
-}
+// Hand edits are made on the real server, as an operator makes them.
 
-func newFaultyStore() *faultyStore {
-	return &faultyStore{leases: fakeLeases(), byID: map[string]*faultyLeases{}}
-}
-
-// faults returns replica id's client, made on first use, so that a test
-// can set its rule before the replica starts.
-func (s *faultyStore) faults(id string) *faultyLeases {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	f := s.byID[id]
-	if f == nil {
-		f = &faultyLeases{LeasesGetter: s.leases}
-		s.byID[id] = f
-	}
-	return f
-}
-
-func (s *faultyStore) newFleet(o fleet.Options, _ *gate) (*fleet.Fleet, error) {
-	return fleet.NewForClient(s.faults(o.Identity), o)
-}
-
-// leasesAgree reports whether the store has a Lease for each shard, naming
-// the live replica that holds it, and a membership for each live replica.
-func (c *cluster) leasesAgree(leases coordinationv1client.LeasesGetter) (bool, string) {
-	list, err := leases.Leases(c.opts.Namespace).List(context.Background(), metav1.ListOptions{LabelSelector: fleet.LabelName + "=" + c.opts.Name})
+// leasesAgree reports whether the server has a Lease for each shard,
+// naming the live replica that holds it, and a membership for each live
+// replica.
+func (c *cluster) leasesAgree() (bool, string) {
+	list, err := c.srv.Client().CoordinationV1().Leases(c.opts.Namespace).List(context.Background(),
+		metav1.ListOptions{LabelSelector: fleet.LabelName + "=" + c.opts.Name})
 	if err != nil {
 		return false, err.Error()
 	}
@@ -81,6 +53,25 @@ func (c *cluster) leasesAgree(leases coordinationv1client.LeasesGetter) (bool, s
 	return true, ""
 }
 
+// deleteFleetLeases deletes every Lease of the fleet, as `kubectl delete
+// leases -l fleet.syncer-gen.io/name=<name>` does, and returns how many it
+// deleted.
+func (c *cluster) deleteFleetLeases() int {
+	c.t.Helper()
+	ctx := context.Background()
+	leases := c.srv.Client().CoordinationV1().Leases(c.opts.Namespace)
+	list, err := leases.List(ctx, metav1.ListOptions{LabelSelector: fleet.LabelName + "=" + c.opts.Name})
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	for _, l := range list.Items {
+		if err := leases.Delete(ctx, l.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			c.t.Fatal(err)
+		}
+	}
+	return len(list.Items)
+}
+
 // Every Lease of the fleet deleted by hand (kubectl delete leases -l
 // fleet.syncer-gen.io/name=...), once on a settled fleet and once while a
 // replica joins and shards move: no shard ever has two holders (the work
@@ -89,21 +80,18 @@ func (c *cluster) leasesAgree(leases coordinationv1client.LeasesGetter) (bool, s
 // the fleet recovers by itself: every shard held once and its Lease back,
 // naming its holder.
 func TestDeletedLeasesNeverGiveTwoHolders(t *testing.T) {
-	store := newFaultyStore()
-	c := newCluster(t, fleet.Options{Name: "deleted", Namespace: "default", Shards: 8,
-		LeaseDuration: time.Second, RenewDeadline: 500 * time.Millisecond, RetryPeriod: 100 * time.Millisecond},
-		store.newFleet)
+	c := serverCluster(t, "deleted", fleet.Options{})
 	c.rec.drain = 200 * time.Millisecond
-	for _, id := range []string{"a", "b", "c"} {
+	for _, id := range []string{"replica-a", "replica-b", "replica-c"} {
 		c.start(id)
 	}
-	c.waitBalanced(10 * time.Second)
+	c.waitBalanced(settle)
 	recovered := func(what string) {
-		c.waitFor(what, 10*time.Second, func() (bool, string) {
+		c.waitFor(what, settle, func() (bool, string) {
 			if ok, state := c.balanced(); !ok {
 				return false, state
 			}
-			return c.leasesAgree(store.leases)
+			return c.leasesAgree()
 		})
 		if o := overlaps(c.rec.snapshot()); len(o) > 0 {
 			t.Fatalf("%s: %v", what, o)
@@ -113,7 +101,7 @@ func TestDeletedLeasesNeverGiveTwoHolders(t *testing.T) {
 	for _, r := range c.replicas() {
 		r.metrics.watchMembers()
 	}
-	n := deleteFleetLeases(t, store.leases, "default", "deleted")
+	n := c.deleteFleetLeases()
 	t.Logf("deleted %d Leases of a settled fleet: %s", n, c.distribution())
 	recovered("recovered from the deletion")
 	for _, r := range c.replicas() {
@@ -122,12 +110,12 @@ func TestDeletedLeasesNeverGiveTwoHolders(t *testing.T) {
 		}
 	}
 
-	c.start("d")
-	c.waitFor("d holding a shard", 10*time.Second, func() (bool, string) {
-		return len(c.replica("d").f.Held()) > 0, c.distribution()
+	c.start("replica-d")
+	c.waitFor("replica-d holding a shard", settle, func() (bool, string) {
+		return len(c.replica("replica-d").f.Held()) > 0, c.distribution()
 	})
-	n = deleteFleetLeases(t, store.leases, "default", "deleted")
-	t.Logf("deleted %d Leases while d joins: %s", n, c.distribution())
+	n = c.deleteFleetLeases()
+	t.Logf("deleted %d Leases while replica-d joins: %s", n, c.distribution())
 	recovered("recovered from the deletion during a join")
 	c.rec.checkOneHolder(t)
 }
@@ -138,26 +126,17 @@ func TestDeletedLeasesNeverGiveTwoHolders(t *testing.T) {
 // holder, which stops only RenewDeadline after its last renewal, still
 // works on it.
 func TestLeaseShortenedByHandIsNotTakenEarly(t *testing.T) {
-	store := newFaultyStore()
-	c := newCluster(t, fleet.Options{Name: "shortened", Namespace: "default", Shards: 2,
-		LeaseDuration: 4 * time.Second, RenewDeadline: 3 * time.Second, RetryPeriod: 100 * time.Millisecond},
-		store.newFleet)
+	c := serverCluster(t, "shortened", fleet.Options{Shards: 2,
+		LeaseDuration: 4 * time.Second, RenewDeadline: 3 * time.Second, RetryPeriod: retryPeriod})
 	c.rec.drain = 100 * time.Millisecond
-	for _, id := range []string{"a", "b"} {
+	for _, id := range []string{"replica-a", "replica-b"} {
 		c.start(id)
 	}
-	c.waitBalanced(20 * time.Second)
-	b := c.replica("b")
-	shard := b.f.Held()[0]
-	var cut atomic.Bool
-	store.faults("b").setRule(func(string, *coordinationv1.Lease) writeFault {
-		if cut.Load() {
-			return refuse
-		}
-		return pass
-	})
-	cut.Store(true)
-	leases := store.leases.Leases("default")
+	c.waitBalanced(settle)
+	b := c.replica("replica-b")
+	shard := c.waitRenewed(b)[0]
+	b.gate.fail()
+	leases := c.srv.Client().CoordinationV1().Leases(c.opts.Namespace)
 	l, err := leases.Get(context.Background(), fmt.Sprintf("shortened-shard-%d", shard), metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -168,17 +147,17 @@ func TestLeaseShortenedByHandIsNotTakenEarly(t *testing.T) {
 		t.Fatal(err)
 	}
 	edited := time.Now()
-	c.waitFor("a holding b's shard", 20*time.Second, func() (bool, string) {
-		return len(c.replica("a").f.Held()) == 2, c.distribution()
+	c.waitFor("replica-a holding replica-b's shard", settle, func() (bool, string) {
+		return len(c.replica("replica-a").f.Held()) == 2, c.distribution()
 	})
-	at, _ := c.rec.firstStartAfter(shard, "b", edited)
-	t.Logf("b cut off and its shard %d's lease edited to 1s; a took it %s later", shard, at.Sub(edited).Round(time.Millisecond))
+	at, _ := c.rec.firstStartAfter(shard, "replica-b", edited)
+	t.Logf("replica-b cut off and its shard %d's lease edited to 1s; replica-a took it %s later", shard, at.Sub(edited).Round(time.Millisecond))
 	if at.Sub(edited) < c.opts.LeaseDuration {
-		t.Errorf("a took shard %d %s after its lease was shortened by hand, before LeaseDuration %s", shard, at.Sub(edited), c.opts.LeaseDuration)
+		t.Errorf("replica-a took shard %d %s after its lease was shortened by hand, before LeaseDuration %s", shard, at.Sub(edited), c.opts.LeaseDuration)
 	}
 	if o := overlaps(c.rec.snapshot()); len(o) > 0 {
 		t.Error(o)
 	}
-	cut.Store(false)
-	c.waitBalanced(20 * time.Second)
+	b.gate.open()
+	c.waitBalanced(settle)
 }
