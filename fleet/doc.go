@@ -61,8 +61,9 @@
 // replica saw renewed within LeaseDuration (expired ones are deleted, and
 // released ones a LeaseDuration after their release, once every replica
 // has seen it; a member one of whose shards expired counts as gone until
-// it renews its membership again). With K live members sorted by identity, the first
-// N%K have a quota of ceil(N/K) shards, the others floor(N/K). A replica
+// it renews its membership again). With K live members sorted by
+// identity, the first N%K have a quota of ceil(N/K) shards, the others
+// floor(N/K). A replica
 // over its quota gives up the shards it prefers least (work stopped and
 // waited for, then the Lease released); a replica under it takes free or
 // expired shards in its own order of preference (rendezvous hashing of
