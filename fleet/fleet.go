@@ -16,7 +16,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	coordinationv1client "k8s.io/client-go/kubernetes/typed/coordination/v1"
 	"k8s.io/client-go/rest"
-	rl "k8s.io/client-go/tools/leaderelection/resourcelock"
 )
 
 // Work runs one shard's work (its syncer and workers) until ctx is done,
@@ -63,11 +62,17 @@ type Fleet struct {
 	started atomic.Bool
 
 	// Used by the goroutine of Run only.
-	observed map[string]observation
-	suspects map[string]string // identity -> its membership's resourceVersion when one of its shards was seen expired
+	shards   []observation          // each shard's Lease as last seen
+	members  map[string]observation // membership Leases as last seen, by name
+	suspects map[string]string      // identity -> its membership's resourceVersion when one of its shards was seen expired
 	member   *leaseLock
 	memberOK bool // member has read or written the Lease, so Update may go first
 	joined   time.Time
+	// ours are the shards whose Lease named this replica, while it did not
+	// hold them, at the last look; unsure are takes whose outcome could not
+	// be made sure of, by shard, with the version each was conditional on.
+	ours   []int
+	unsure map[int]*leaseLock
 
 	mu       sync.Mutex
 	holdings map[int]*holding
@@ -112,8 +117,10 @@ func NewForClient(client coordinationv1client.LeasesGetter, o Options) (*Fleet, 
 		log:      o.Logger.WithValues("fleet", o.Name, "identity", o.Identity),
 		prefs:    preference(o.Shards, o.Identity),
 		rank:     make([]int, o.Shards),
-		observed: map[string]observation{},
+		shards:   make([]observation, o.Shards),
+		members:  map[string]observation{},
 		suspects: map[string]string{},
+		unsure:   map[int]*leaseLock{},
 		holdings: map[int]*holding{},
 	}
 	for i, s := range f.prefs {
@@ -213,6 +220,20 @@ func (f *Fleet) round(ctx context.Context, work Work, acquire bool) {
 	for _, l := range v.stale {
 		f.deleteStale(ctx, l)
 	}
+	f.forgetSettled(v)
+	// Leases that name this replica while it does not hold them (a take
+	// whose answer was lost, a release that failed, an earlier run): the
+	// others count them as this replica's, so it takes them first, as far
+	// as its quota goes, and releases the rest, rather than leave them to
+	// expire.
+	f.ours = f.ours[:0]
+	ours := map[int]bool{}
+	for _, s := range f.prefs {
+		if o := v.shards[s]; o.exists() && o.holder == f.o.Identity && !f.holds(s) {
+			f.ours = append(f.ours, s)
+			ours[s] = true
+		}
+	}
 	q := quota(f.o.Shards, v.members, f.o.Identity)
 	held := f.running()
 	if len(held) > q {
@@ -220,89 +241,36 @@ func (f *Fleet) round(ctx context.Context, work Work, acquire bool) {
 		for _, s := range held[q:] { // the least preferred
 			f.stop(s, ErrRebalanced, why)
 		}
+		for _, s := range f.ours {
+			f.giveUp(ctx, s)
+		}
 		return
 	}
 	if !acquire {
 		return
 	}
 	want := q - len(held)
+	for _, s := range f.ours {
+		switch {
+		case ctx.Err() != nil:
+			return
+		case want == 0:
+			f.giveUp(ctx, s)
+		case f.acquire(ctx, work, s, q, len(v.members)):
+			want--
+		}
+	}
 	for _, s := range f.prefs {
 		if want == 0 || ctx.Err() != nil {
 			return
 		}
-		st := v.shards[s]
-		if f.holds(s) || !st.free(now) && st.rec.HolderIdentity != f.o.Identity {
+		if ours[s] || f.holds(s) || !v.shards[s].free(now) {
 			continue
 		}
 		if f.acquire(ctx, work, s, q, len(v.members)) {
 			want--
 		}
 	}
-}
-
-// acquire tries to take shard: it reads its Lease and writes this replica
-// as the holder if the Lease is free, expired as this replica observed it,
-// or already names this replica. The write is conditional on what was
-// read, so of replicas racing for a shard one wins.
-func (f *Fleet) acquire(ctx context.Context, work Work, shard, q, members int) bool {
-	name := shardLeaseName(f.o.Name, shard)
-	lock := f.newLock(name, roleShard)
-	rctx, cancel := f.request(ctx, f.requestTimeout())
-	defer cancel()
-	old, version, err := lock.get(rctx)
-	var (
-		rec  rl.LeaderElectionRecord
-		sent time.Time
-		why  string
-	)
-	switch {
-	case apierrors.IsNotFound(err):
-		sent = time.Now()
-		rec = f.record(sent, sent, 0)
-		if err := lock.create(rctx, rec); err != nil {
-			f.log.V(1).Info("cannot create a shard's Lease", "shard", shard, "err", err)
-			return false
-		}
-		why = "its Lease did not exist"
-	case err != nil:
-		f.log.V(1).Info("cannot read a shard's Lease", "shard", shard, "err", err)
-		return false
-	default:
-		now := time.Now()
-		o := f.observe(name, version, now)
-		vacant := now.Sub(o.since)
-		var from Takeover
-		switch {
-		case old.HolderIdentity == f.o.Identity:
-			why = "its Lease names this replica already (an earlier run, or a renewal that landed late)"
-		case old.HolderIdentity == "":
-			from, why = FromRelease, fmt.Sprintf("free: released, observed %s ago", vacant.Round(time.Millisecond))
-		case expired(old, o.since, now):
-			from, why = FromExpiry, fmt.Sprintf("expired: %s's last renewal observed %s ago, its lease is %ds",
-				old.HolderIdentity, vacant.Round(time.Millisecond), old.LeaseDurationSeconds)
-		default:
-			return false
-		}
-		transitions := old.LeaderTransitions
-		if old.HolderIdentity != f.o.Identity {
-			transitions++
-		}
-		sent = time.Now()
-		rec = f.record(sent, sent, transitions)
-		if err := lock.update(rctx, rec); err != nil {
-			f.log.V(1).Info("cannot take a shard", "shard", shard, "err", err)
-			return false
-		}
-		if from != "" {
-			took := time.Since(o.since)
-			f.o.Metrics.TookOver(from, took)
-			why += fmt.Sprintf("; taken over %s after", took.Round(time.Millisecond))
-		}
-	}
-	n := f.startHolding(ctx, work, shard, lock, rec, sent)
-	f.log.Info("acquired shard", "shard", shard, "why", why, "quota", q, "members", members, "held", n)
-	f.o.Metrics.Handover(Acquired)
-	return true
 }
 
 // renewMembership writes this replica's membership Lease: holder, renewed
@@ -334,38 +302,54 @@ func (f *Fleet) renewMembership(ctx context.Context) {
 	f.memberOK = true
 }
 
-// deleteStale deletes the expired membership Lease of a replica that is
-// gone, unless it was renewed since it was read.
+// deleteStale deletes the membership Lease of a replica that is gone
+// (expired, or released a lease ago), unless it was written since it was
+// read.
 func (f *Fleet) deleteStale(ctx context.Context, l coordinationv1.Lease) {
 	rctx, cancel := f.request(ctx, f.requestTimeout())
 	defer cancel()
 	rv := l.ResourceVersion
 	err := f.leases.Delete(rctx, l.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{ResourceVersion: &rv}})
 	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-		f.log.V(1).Info("cannot delete an expired membership", "lease", l.Name, "err", err)
+		f.log.V(1).Info("cannot delete a stale membership", "lease", l.Name, "err", err)
 		return
 	}
 	if err == nil {
-		f.log.V(1).Info("deleted an expired membership", "lease", l.Name)
+		f.log.V(1).Info("deleted a stale membership", "lease", l.Name)
 	}
 }
 
-// leave ends Run. Gracefully (Run's context ended): it deletes the
-// membership Lease first, so that the others count without this replica
-// at once, then waits while every holding stops its work, waits for it and
-// releases its Lease. Killed: it waits for the holdings, which write
-// nothing.
+// leave ends Run. Gracefully (Run's context ended): it releases the
+// membership Lease first (no holder, as a shard is released), so that the
+// others count without this replica at once (and delete it); it releases
+// the Leases that may name this replica while it does not hold them (a
+// take whose outcome it could not make sure of, one that named it at the
+// last look); then it waits while every holding stops its work, waits for
+// it and releases its Lease. Killed: it waits for the holdings, which
+// write nothing.
 func (f *Fleet) leave() error {
 	if f.alive.Err() != nil {
 		f.wg.Wait()
 		return errKilled
 	}
 	ctx, cancel := f.request(context.Background(), f.o.RenewDeadline)
-	err := f.leases.Delete(ctx, memberLeaseName(f.o.Name, f.o.Identity), metav1.DeleteOptions{})
-	cancel()
-	if err != nil && !apierrors.IsNotFound(err) {
-		f.log.Info("cannot delete membership; it expires after LeaseDuration", "err", err)
+	if err := f.disown(ctx, f.member); err != nil {
+		f.log.Info("cannot release membership; it expires after LeaseDuration", "err", err)
 	}
+	for s, lock := range f.unsure {
+		if f.holds(s) {
+			continue // its holding releases it
+		}
+		if err := f.disown(ctx, lock); err != nil {
+			f.log.Info("cannot make sure a shard's Lease does not name this replica; it expires after LeaseDuration", "shard", s, "err", err)
+		}
+	}
+	for _, s := range f.ours {
+		if _, unsure := f.unsure[s]; !unsure {
+			f.giveUp(ctx, s)
+		}
+	}
+	cancel()
 	f.wg.Wait()
 	f.log.Info("left fleet")
 	return nil

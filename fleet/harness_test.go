@@ -138,12 +138,26 @@ type testMetrics struct {
 	mu        sync.Mutex
 	held      int
 	members   int
+	fewest    int // the fewest members reported since watchMembers, 0 before
 	handovers map[fleet.Handover]int
 	took      map[fleet.Takeover][]time.Duration
 }
 
 func (m *testMetrics) ShardsHeld(n int) { m.mu.Lock(); m.held = n; m.mu.Unlock() }
-func (m *testMetrics) Members(n int)    { m.mu.Lock(); m.members = n; m.mu.Unlock() }
+func (m *testMetrics) Members(n int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.members = n
+	if m.fewest > 0 {
+		m.fewest = min(m.fewest, n)
+	}
+}
+
+// watchMembers starts counting the fewest members reported from now, from
+// the count reported last.
+func (m *testMetrics) watchMembers() { m.mu.Lock(); m.fewest = m.members; m.mu.Unlock() }
+
+func (m *testMetrics) fewestMembers() int { m.mu.Lock(); defer m.mu.Unlock(); return m.fewest }
 func (m *testMetrics) Handover(k fleet.Handover) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

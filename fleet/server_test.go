@@ -1,7 +1,6 @@
 package fleet_test
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"testing"
@@ -9,7 +8,6 @@ import (
 
 	"github.com/syncer-gen/syncer-gen/fleet"
 	"github.com/syncer-gen/syncer-gen/internal/testbed"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Short lease timings keep the tests fast: a dead replica's shards are
@@ -46,27 +44,11 @@ func serverCluster(t *testing.T, name string, opts fleet.Options) *cluster {
 }
 
 // checkLeases fails t unless the server's shard Leases name the replicas
-// that hold the shards.
+// that hold the shards, and each live replica has its membership.
 func (c *cluster) checkLeases() {
 	c.t.Helper()
-	list, err := c.srv.Client().CoordinationV1().Leases(c.opts.Namespace).List(context.Background(),
-		metav1.ListOptions{LabelSelector: fleet.LabelName + "=" + c.opts.Name + "," + fleet.LabelRole + "=shard"})
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	owner := map[string]string{}
-	for _, r := range c.replicas() {
-		for _, s := range r.f.Held() {
-			owner[fmt.Sprintf("%s-shard-%d", c.opts.Name, s)] = r.id
-		}
-	}
-	for _, l := range list.Items {
-		if got := *l.Spec.HolderIdentity; got != owner[l.Name] {
-			c.t.Errorf("Lease %s names %q, held by %q", l.Name, got, owner[l.Name])
-		}
-	}
-	if len(list.Items) != c.opts.Shards {
-		c.t.Errorf("%d shard Leases, want %d", len(list.Items), c.opts.Shards)
+	if ok, why := c.leasesAgree(); !ok {
+		c.t.Error(why)
 	}
 }
 

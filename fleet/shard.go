@@ -258,38 +258,37 @@ func (f *Fleet) hold(ctx context.Context, work Work, h *holding, sent time.Time)
 
 // renew writes the holding's record renewed now. If the Lease changed
 // since this replica last wrote it, it reads it: still this replica's (a
-// write whose answer was lost), it writes again; another's, it is taken.
+// write whose answer was lost, or an edit by hand), it writes again;
+// missing (deleted by hand), it creates it again, as client-go's
+// LeaderElector does with its lock (the others count it as held
+// meanwhile: see observation); another's, it is taken.
 func (f *Fleet) renew(h *holding, timeout time.Duration) renewal {
 	ctx, cancel := f.request(context.Background(), timeout)
 	defer cancel()
 	rec := h.rec
-	sent := time.Now()
-	rec.RenewTime = metav1.NewTime(sent)
-	err := h.lock.update(ctx, rec)
-	if err == nil {
-		h.rec = rec
-		return renewal{sent: sent}
+	for again := false; ; again = true {
+		sent := time.Now()
+		rec.RenewTime = metav1.NewTime(sent)
+		err := h.lock.write(ctx, rec)
+		if err == nil {
+			h.rec = rec
+			return renewal{sent: sent}
+		}
+		if again || !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) && !apierrors.IsAlreadyExists(err) {
+			return renewal{err: err}
+		}
+		cur, _, gerr := h.lock.get(ctx)
+		switch {
+		case apierrors.IsNotFound(gerr):
+			// Written again as it was.
+		case gerr != nil:
+			return renewal{err: gerr}
+		case cur.HolderIdentity != f.o.Identity:
+			return renewal{err: err, taken: fmt.Sprintf("its Lease names %q as the holder now", cur.HolderIdentity)}
+		default:
+			rec.AcquireTime, rec.LeaderTransitions = cur.AcquireTime, cur.LeaderTransitions
+		}
 	}
-	if !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
-		return renewal{err: err}
-	}
-	cur, _, gerr := h.lock.get(ctx)
-	switch {
-	case apierrors.IsNotFound(gerr):
-		return renewal{err: gerr, taken: "its Lease was deleted"}
-	case gerr != nil:
-		return renewal{err: gerr}
-	case cur.HolderIdentity != f.o.Identity:
-		return renewal{err: err, taken: fmt.Sprintf("its Lease names %q as the holder now", cur.HolderIdentity)}
-	}
-	rec.AcquireTime, rec.LeaderTransitions = cur.AcquireTime, cur.LeaderTransitions
-	sent = time.Now()
-	rec.RenewTime = metav1.NewTime(sent)
-	if err := h.lock.update(ctx, rec); err != nil {
-		return renewal{err: err}
-	}
-	h.rec = rec
-	return renewal{sent: sent}
 }
 
 // release gives the shard's Lease up, as client-go's LeaderElector does:
@@ -298,21 +297,9 @@ func (f *Fleet) renew(h *holding, timeout time.Duration) renewal {
 func (f *Fleet) release(h *holding) bool {
 	ctx, cancel := f.request(context.Background(), f.o.RenewDeadline)
 	defer cancel()
-	rec := releaseRecord(h.rec, time.Now())
-	for range 3 {
-		err := h.lock.update(ctx, rec)
-		if err == nil {
-			return true
-		}
-		if !apierrors.IsConflict(err) {
-			f.log.Info("cannot release shard; it expires after LeaseDuration", "shard", h.shard, "err", err)
-			return false
-		}
-		cur, _, err := h.lock.get(ctx)
-		if err != nil || cur.HolderIdentity != f.o.Identity {
-			return false
-		}
-		rec.LeaderTransitions = cur.LeaderTransitions
+	if err := f.disown(ctx, h.lock); err != nil {
+		f.log.Info("cannot release shard; it expires after LeaseDuration", "shard", h.shard, "err", err)
+		return false
 	}
-	return false
+	return true
 }

@@ -2,11 +2,11 @@ package main
 
 import (
 	"context"
-
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -29,6 +29,10 @@ type controller struct {
 	status  *statusWriter
 	q       workqueue.TypedRateLimitingInterface[runtime.Key]
 	out     io.Writer
+	// writeTimeout bounds a status write, which the end of the workers'
+	// context does not cancel: see work.
+	writeTimeout time.Duration
+	workers      sync.WaitGroup
 
 	// The first pass over every widget is counted, not printed line by
 	// line; once the queue has drained, each status write is printed.
@@ -65,7 +69,7 @@ func runController(ctx context.Context, cfg *rest.Config, o options, stdout, std
 	if err != nil {
 		return err
 	}
-	c := newController(widgets, status, "widgets", stdout)
+	c := newController(widgets, status, "widgets", stdout, 10*time.Second)
 
 	if o.metricsAddr != "" {
 		ln, err := net.Listen("tcp", o.metricsAddr)
@@ -79,7 +83,7 @@ func runController(ctx context.Context, cfg *rest.Config, o options, stdout, std
 	}
 
 	ctx, cancel := context.WithCancel(ctx)
-	defer func() { cancel(); c.q.ShutDown(); set.Wait() }()
+	defer func() { cancel(); c.stop(); set.Wait() }()
 	set.Start(ctx)
 	waitCtx, stop := context.WithTimeout(ctx, o.syncTimeout)
 	defer stop()
@@ -93,14 +97,15 @@ func runController(ctx context.Context, cfg *rest.Config, o options, stdout, std
 }
 
 // newController makes a controller of the widgets of one syncer, its queue
-// fed by the syncer's handler.
-func newController(widgets *shopsyncers.WidgetSyncer, status *statusWriter, name string, out io.Writer) *controller {
+// fed by the syncer's handler; a status write may take up to writeTimeout.
+func newController(widgets *shopsyncers.WidgetSyncer, status *statusWriter, name string, out io.Writer, writeTimeout time.Duration) *controller {
 	c := &controller{
 		widgets: widgets,
 		status:  status,
 		q: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[runtime.Key](),
 			workqueue.TypedRateLimitingQueueConfig[runtime.Key]{Name: name}),
-		out: out,
+		out:          out,
+		writeTimeout: writeTimeout,
 	}
 	widgets.AddHandler(queue.Enqueue(c.q, queue.ObjectKey[*shopv1alpha1.Widget]), runtime.WithHandlerName("queue"))
 	return c
@@ -110,9 +115,18 @@ func newController(widgets *shopsyncers.WidgetSyncer, status *statusWriter, name
 // pass is over, says so, prefixed with what (a shard's name, or "").
 func (c *controller) start(ctx context.Context, what string) {
 	for range 2 {
-		go c.work(ctx)
+		c.workers.Go(func() { c.work(ctx) })
 	}
 	c.settle(ctx, what, c.widgets.Store().Len())
+}
+
+// stop shuts the queue down and waits for the workers to return, each
+// once the write in hand has been answered: nothing this controller wrote
+// lands after stop returns. The workers' context must have ended (or
+// start not have been called).
+func (c *controller) stop() {
+	c.q.ShutDown()
+	c.workers.Wait()
 }
 
 // settle waits until the first pass is over (the queue is empty and no
@@ -131,12 +145,21 @@ func (c *controller) settle(ctx context.Context, what string, n int) {
 	fmt.Fprintf(c.out, "%sreconciled %d widgets: %d status writes, %d retries\n", what, n, c.writes.Load(), c.retries.Load())
 }
 
-// work takes keys from the queue until it shuts down.
+// work takes keys from the queue until it shuts down. Once ctx has ended
+// it reconciles nothing more, and the keys still queued are dropped; a
+// reconcile under way when ctx ends finishes its status write rather than
+// cancel it, since a write cancelled on its way may still land at the
+// server after the worker has returned (in a sharded controller, after
+// the shard has passed to another replica).
 func (c *controller) work(ctx context.Context) {
 	for {
 		k, shutdown := c.q.Get()
 		if shutdown {
 			return
+		}
+		if ctx.Err() != nil {
+			c.q.Done(k)
+			continue
 		}
 		c.inflight.Add(1)
 		if err := c.reconcile(ctx, k); err != nil {
@@ -167,7 +190,9 @@ func (c *controller) reconcile(ctx context.Context, k runtime.Key) error {
 	}
 	w = w.DeepCopy() // the store's objects are shared: never modify them
 	w.Status.Phase = phase
-	if err := c.status.update(ctx, w); err != nil {
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.writeTimeout)
+	defer cancel()
+	if err := c.status.update(wctx, w); err != nil {
 		return err
 	}
 	c.writes.Add(1)

@@ -27,11 +27,13 @@ func fleetName(shards int) string { return fmt.Sprintf("crd-widgets-%d", shards)
 // part of N shards through a fleet of Leases, and runs, for each shard it
 // holds, a controller of that shard's widgets alone: a syncer with
 // runtime.WithShard, a queue, workers. A shard it gives up (to a replica
-// that joined, or lost when it cannot renew) stops its syncer and drops
-// its queue; the replica that takes the shard over reconciles its widgets.
-// Status writes are guarded by the widget's resourceVersion: two replicas
-// that both believed they held a shard would meet a conflict, never
-// overwrite each other's newer write.
+// that joined, or lost when it cannot renew) starts no more reconciles,
+// waits for the status writes in hand to be answered, stops its syncer and
+// drops its queue, and only then returns to the fleet, which releases the
+// shard; the replica that takes it over reconciles its widgets. Status
+// writes are guarded by the widget's resourceVersion as well: two replicas
+// that both believed they held a shard (a process paused past its lease)
+// would meet a conflict, never overwrite each other's newer write.
 func runSharded(ctx context.Context, cfg *rest.Config, o options, stdout, stderr io.Writer) error {
 	hc, err := rest.HTTPClientFor(cfg) // one connection for the Leases, the shards' syncers and status writes
 	if err != nil {
@@ -44,7 +46,7 @@ func runSharded(ctx context.Context, cfg *rest.Config, o options, stdout, stderr
 	log := funcr.New(func(prefix, args string) { fmt.Fprintln(stderr, prefix, args) }, funcr.Options{})
 	f, err := fleet.New(cfg, fleet.Options{
 		Name: fleetName(o.shards), Namespace: o.leaseNamespace, Identity: o.replica, Shards: o.shards,
-		LeaseDuration: o.leaseDuration, RenewDeadline: o.leaseDuration * 2 / 3, RetryPeriod: o.leaseDuration / 5,
+		LeaseDuration: o.leaseDuration, RenewDeadline: renewDeadline(o.leaseDuration), RetryPeriod: o.leaseDuration / 5,
 		Logger: log,
 	})
 	if err != nil {
@@ -57,7 +59,16 @@ func runSharded(ctx context.Context, cfg *rest.Config, o options, stdout, stderr
 	})
 }
 
-// runShard reconciles the widgets of one shard until ctx is done.
+// renewDeadline is how long a replica keeps working on a shard it cannot
+// renew: two thirds of the lease, which leaves the shard's work a third of
+// it to return once told to stop.
+func renewDeadline(lease time.Duration) time.Duration { return lease * 2 / 3 }
+
+// runShard reconciles the widgets of one shard until ctx is done. It
+// returns only once its workers have returned, each having had the answer
+// to the status write in hand (see controller.work), so that none of its
+// writes lands after the fleet has passed the shard on. A status write may
+// take half of what the fleet leaves the work to return.
 func runShard(ctx context.Context, cfg *rest.Config, hc *http.Client, o options, status *statusWriter, h *holdings, shard int) error {
 	started := time.Now()
 	opts := []runtime.Option{runtime.WithHTTPClient(hc), runtime.WithNamespace(o.namespace), runtime.WithShard(shard, o.shards)}
@@ -71,15 +82,19 @@ func runShard(ctx context.Context, cfg *rest.Config, hc *http.Client, o options,
 		return err
 	}
 	name := fmt.Sprintf("shard %d of %d", shard, o.shards)
-	c := newController(widgets, status, name, h.out)
+	c := newController(widgets, status, name, h.out, (o.leaseDuration-renewDeadline(o.leaseDuration))/2)
 	ctx, cancel := context.WithCancel(ctx)
 	ran := make(chan error, 1)
 	go func() { ran <- widgets.Run(ctx) }()
+	held := false
 	defer func() {
 		cancel()
-		c.q.ShutDown()
+		c.stop()
 		if err := <-ran; err != nil && !errors.Is(err, context.Canceled) { // a snapshot not saved, say
 			fmt.Fprintf(h.out, "replica %s, %s: %v\n", h.replica, name, err)
+		}
+		if held {
+			h.remove(ctx, shard)
 		}
 	}()
 	wctx, stop := context.WithTimeout(ctx, o.syncTimeout)
@@ -89,7 +104,7 @@ func runShard(ctx context.Context, cfg *rest.Config, hc *http.Client, o options,
 	}
 	h.add(shard, fmt.Sprintf("%d widgets synced in %s, mode=%s, %s", widgets.Store().Len(), time.Since(started).Round(time.Millisecond),
 		widgets.Mode(), widgets.ShardMode()))
-	defer h.remove(ctx, shard)
+	held = true
 	c.start(ctx, fmt.Sprintf("replica %s, %s: ", h.replica, name))
 	<-ctx.Done()
 	return nil

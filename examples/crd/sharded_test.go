@@ -22,6 +22,7 @@ import (
 
 	"github.com/syncer-gen/syncer-gen/examples/internal/fixture"
 	"github.com/syncer-gen/syncer-gen/examples/internal/lines"
+	"github.com/syncer-gen/syncer-gen/internal/testbed"
 )
 
 // replica is a process of `crd --reconcile --shards`, its stdout lines
@@ -97,6 +98,21 @@ func (r *replica) spans(end time.Time) map[int][]span {
 	return out
 }
 
+// setupSharded is setup for a sharded controller, with a namespace
+// ns-leases for the fleet's Leases, and a context that ends after timeout
+// or with the test.
+func setupSharded(t *testing.T, ns string, n int, timeout time.Duration) (context.Context, *testbed.Server, string, *fixture.Widgets, string) {
+	t.Helper()
+	srv, kubeconfig, widgets := setup(t, ns, n)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	t.Cleanup(cancel)
+	leaseNS := ns + "-leases"
+	if err := fixture.CreateNamespace(ctx, srv.Client(), leaseNS); err != nil {
+		t.Fatal(err)
+	}
+	return ctx, srv, kubeconfig, widgets, leaseNS
+}
+
 // buildExample builds this program into a temporary folder.
 func buildExample(t *testing.T) string {
 	t.Helper()
@@ -155,13 +171,7 @@ func TestShardedReplicasTakeOverAKilledOne(t *testing.T) {
 		lease  = 3 * time.Second
 		ns     = "sharded"
 	)
-	srv, kubeconfig, widgets := setup(t, ns, n)
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	leaseNS := "sharded-leases"
-	if err := fixture.CreateNamespace(ctx, srv.Client(), leaseNS); err != nil {
-		t.Fatal(err)
-	}
+	ctx, srv, kubeconfig, widgets, leaseNS := setupSharded(t, ns, n, 4*time.Minute)
 	bin := buildExample(t)
 
 	leases := &leaseLog{records: map[string][]leaseSeen{}}
@@ -315,13 +325,7 @@ func TestShardSnapshotsMakeARestartWarm(t *testing.T) {
 		shards = 2
 		ns     = "sharded-warm"
 	)
-	srv, kubeconfig, widgets := setup(t, ns, n)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	leaseNS := "sharded-warm-leases"
-	if err := fixture.CreateNamespace(ctx, srv.Client(), leaseNS); err != nil {
-		t.Fatal(err)
-	}
+	ctx, _, kubeconfig, widgets, leaseNS := setupSharded(t, ns, n, 2*time.Minute)
 	bin, dir := buildExample(t), t.TempDir()
 	args := []string{"--shards", fmt.Sprint(shards), "--lease-namespace", leaseNS, "--lease-duration", "3s", "--snapshot-dir", dir}
 	modes := func(r *replica) map[int]string {
