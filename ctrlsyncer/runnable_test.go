@@ -2,6 +2,7 @@ package ctrlsyncer_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/syncer-gen/syncer-gen/ctrlsyncer"
@@ -13,6 +14,9 @@ import (
 func TestRunnableRunsBeforeLeaderElection(t *testing.T) {
 	ws, _ := shopsyncers.NewWidgetDriver()
 	r := ctrlsyncer.Runnable(ws)
+	if got := fmt.Sprint(r); got != "syncers: widgets.shop.example.com/v1alpha1" {
+		t.Errorf("the runnable says it is %q; want it to name its resources", got)
+	}
 	if le, ok := r.(interface{ NeedLeaderElection() bool }); !ok || le.NeedLeaderElection() {
 		t.Fatal("the syncers' runnable waits for leader election")
 	}

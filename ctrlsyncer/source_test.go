@@ -3,6 +3,7 @@ package ctrlsyncer_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -55,8 +56,17 @@ func TestSourceFeedsControllerRuntimeHandlers(t *testing.T) {
 	d.Add(widget("ns", "a", "1", 1, "alice"), widget("ns", "b", "1", 1, "bob"))
 	short, stop := context.WithTimeout(ctx, 50*time.Millisecond)
 	defer stop()
-	if err := enqueue.WaitForSync(short); err == nil {
-		t.Error("WaitForSync returned before the sync")
+	err := enqueue.WaitForSync(short)
+	if err == nil || !strings.Contains(err.Error(), "widgets.shop.example.com/v1alpha1: no failure yet, still receiving: 2 objects") {
+		t.Errorf("WaitForSync before the sync: %v; want an error that says how far the sync has come", err)
+	}
+	if got := fmt.Sprint(enqueue); got != "syncer source: widgets.shop.example.com/v1alpha1" {
+		t.Errorf("the source says it is %q; want it to name its resource", got)
+	}
+	cancelled, cancelNow := context.WithCancel(ctx)
+	cancelNow()
+	if err := enqueue.WaitForSync(cancelled); err != nil {
+		t.Errorf("WaitForSync with a cancelled context (a Manager stopping): %v; want nil, as controller-runtime's sources give", err)
 	}
 	d.Sync()
 	if err := enqueue.WaitForSync(ctx); err != nil {
