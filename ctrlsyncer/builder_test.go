@@ -135,13 +135,7 @@ func TestSyncFailureIsExplainedByTheManager(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stopped, startErr := start(t, mgr)
-	select {
-	case <-stopped:
-		err = *startErr
-	case <-time.After(time.Minute):
-		t.Fatal("the Manager did not stop on a syncer that cannot sync")
-	}
+	err = stops(t, mgr)
 	t.Logf("the Manager's error: %v", err)
 	for _, want := range []string{
 		"syncer source: gadgets.things.golden.example.com/v1",
@@ -188,14 +182,7 @@ func TestForAndOwnsRefuseWhatTheyCannotServe(t *testing.T) {
 			if err := b.Complete(&requests{}); err != nil {
 				t.Fatal(err)
 			}
-			var err error
-			stopped, startErr := start(t, mgr)
-			select {
-			case <-stopped:
-				err = *startErr
-			case <-time.After(time.Minute):
-				t.Fatal("the Manager did not stop")
-			}
+			err := stops(t, mgr)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("the Manager's error: %v; want it to say %q", err, tc.want)
 			}

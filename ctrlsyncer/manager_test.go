@@ -90,6 +90,20 @@ func start(t *testing.T, mgr manager.Manager) (stopped <-chan struct{}, err *err
 	return done, &startErr
 }
 
+// stops starts mgr and returns the error it stops with, which it must
+// within a minute.
+func stops(t *testing.T, mgr manager.Manager) error {
+	t.Helper()
+	stopped, err := start(t, mgr)
+	select {
+	case <-stopped:
+		return *err
+	case <-time.After(time.Minute):
+		t.Fatal("the Manager did not stop")
+		return nil
+	}
+}
+
 // logs is a logger that keeps its lines.
 type logs struct {
 	mu  sync.Mutex
