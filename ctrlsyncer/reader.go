@@ -10,6 +10,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -53,6 +54,7 @@ func NewReader(opts ...ReaderOption) *Reader {
 type store struct {
 	syncer   syncerState
 	gvk      schema.GroupVersionKind
+	typeMeta metav1.TypeMeta // gvk's, its apiVersion made once
 	gr       schema.GroupResource
 	started  func() bool
 	get      func(namespace, name string) (client.Object, bool)
@@ -97,13 +99,16 @@ func register[T client.Object](r *Reader, s *runtime.Syncer[T], started func() b
 	if kind == "" {
 		kind = reflect.TypeFor[T]().Elem().Name()
 	}
+	gvk := schema.GroupVersionKind{Group: res.Group, Version: res.Version, Kind: kind}
+	apiVersion, _ := gvk.ToAPIVersionAndKind()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.byType[reflect.TypeFor[T]()] = &store{
-		syncer:  s,
-		gvk:     schema.GroupVersionKind{Group: res.Group, Version: res.Version, Kind: kind},
-		gr:      schema.GroupResource{Group: res.Group, Resource: res.Resource},
-		started: started,
+		syncer:   s,
+		gvk:      gvk,
+		typeMeta: metav1.TypeMeta{APIVersion: apiVersion, Kind: kind},
+		gr:       schema.GroupResource{Group: res.Group, Resource: res.Resource},
+		started:  started,
 		get: func(namespace, name string) (client.Object, bool) {
 			if !res.Namespaced {
 				namespace = "" // as the cache does with a key of a cluster-scoped object
@@ -166,8 +171,18 @@ func (r *Reader) Get(ctx context.Context, key client.ObjectKey, obj client.Objec
 		o = o.DeepCopyObject().(client.Object)
 	}
 	reflect.ValueOf(obj).Elem().Set(reflect.ValueOf(o).Elem())
-	obj.GetObjectKind().SetGroupVersionKind(s.gvk) // obj's own TypeMeta: the store's object is untouched
+	s.setKind(obj) // obj's own TypeMeta: the store's object is untouched
 	return nil
+}
+
+// setKind sets obj's GroupVersionKind, as the cache does, without making
+// its apiVersion again for each object.
+func (s *store) setKind(obj client.Object) {
+	if tm, ok := obj.GetObjectKind().(*metav1.TypeMeta); ok {
+		*tm = s.typeMeta
+		return
+	}
+	obj.GetObjectKind().SetGroupVersionKind(s.gvk)
 }
 
 // shared tells whether a call hands out the stores' objects.
@@ -221,7 +236,7 @@ func (r *Reader) List(ctx context.Context, list client.ObjectList, opts ...clien
 			o = o.DeepCopyObject().(client.Object)
 		}
 		out = reflect.Append(out, reflect.ValueOf(o).Elem())
-		out.Index(out.Len() - 1).Addr().Interface().(client.Object).GetObjectKind().SetGroupVersionKind(s.gvk)
+		s.setKind(out.Index(out.Len() - 1).Addr().Interface().(client.Object))
 	}
 	slice.Set(out)
 	list.SetContinue("continue-not-supported")
