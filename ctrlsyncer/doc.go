@@ -1,29 +1,42 @@
-// Package ctrlsyncer lets a controller-runtime project use a generated
-// syncer for one resource at a time, keeping its Manager, builder,
-// handlers, predicates and reconcilers.
+// Package ctrlsyncer lets a controller-runtime project use generated
+// syncers for one resource at a time, keeping its Manager, builder,
+// handlers, predicates and reconcilers, and its reconcilers' code.
 //
-//   - Source turns a syncer into a source.TypedSyncingSource for
-//     builder.WatchesRawSource: controller-runtime's own event handlers
-//     (EnqueueRequestForObject, EnqueueRequestForOwner, Funcs) and
-//     predicates (GenerationChangedPredicate...) get its events, through the
-//     syncer's own per-handler queue, so a slow controller stalls nothing.
-//     A deletion the syncer inferred (seen missing after a resync) comes as
-//     a delete with DeleteStateUnknown set.
-//   - Reader is a client.Reader over syncers: Get, and List with a
-//     namespace, a label selector and MatchingFields served by the syncer's
-//     indexes, returning deep copies unless told the caller only reads.
-//   - Runnable runs syncers in a Manager before leader election, so that a
-//     standby replica holds synced stores when it becomes the leader.
+//   - Client (NewClient) is the client.Client a reconciler embeds: its
+//     reads of a resource with a syncer come from the syncer, everything
+//     else and every write goes to the Manager's client. Its syncers join
+//     the Manager before leader election and log through its logger.
+//   - For and Owns are the builder's For and Owns over a syncer, as
+//     sources for builder.WatchesRawSource: each adds its syncer to the
+//     reconciler's Client. Add serves reads of a type not watched.
+//   - Source turns a syncer into a source.TypedSyncingSource for any of
+//     controller-runtime's handlers (EnqueueRequestForObject,
+//     EnqueueRequestForOwner, Funcs) and predicates, through the syncer's
+//     own per-handler queue, so a slow controller stalls nothing. A
+//     deletion the syncer inferred comes as a delete with
+//     DeleteStateUnknown set. Its String names the resource, and its
+//     WaitForSync says why the syncer has not synced.
+//   - Reader is a client.Reader over syncers with the semantics of
+//     controller-runtime's cache: reads wait for the sync and fail when
+//     not started; deep copies with their GroupVersionKind; namespace,
+//     label selector, MatchingFields of several fields served by the
+//     syncer's indexes, Limit; Continue refused.
+//   - Runnable runs syncers made by hand in a Manager before leader
+//     election, so that a standby replica holds synced stores.
 //
-// In a kubebuilder project, SetupWithManager changes in one line:
+// In a kubebuilder project, main.go gives the reconciler the Client:
 //
-//	widgets, _ := shopsyncers.NewWidgetSyncer(mgr.GetConfig())
-//	mgr.Add(ctrlsyncer.Runnable(widgets))
-//	return ctrl.NewControllerManagedBy(mgr).Named("widget").
-//		WatchesRawSource(ctrlsyncer.Source(widgets.Syncer, &handler.TypedEnqueueRequestForObject[*shopv1alpha1.Widget]{})).
+//	syncers, err := ctrlsyncer.NewClient(mgr)
+//	...
+//	(&controller.WidgetReconciler{Client: syncers, Scheme: mgr.GetScheme()}).SetupWithManager(mgr)
+//
+// and SetupWithManager changes one line per resource:
+//
+//	return ctrl.NewControllerManagedBy(mgr).
+//		WatchesRawSource(ctrlsyncer.For(r.Client, shopsyncers.WidgetSyncerIn)).
+//		WatchesRawSource(ctrlsyncer.Owns(r.Client, batchsyncers.JobSyncerIn, &shopv1alpha1.Widget{})).
+//		Named("widget").
 //		Complete(r)
 //
-// and the reconciler reads through a Reader instead of the Manager's
-// client (ctrlsyncer.NewReader, then Register each syncer). runtime does
-// not import controller-runtime: this package is the adapter.
+// runtime does not import controller-runtime: this package is the adapter.
 package ctrlsyncer

@@ -4,25 +4,29 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-	"sort"
+	"slices"
+	"strings"
+	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/fields"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/selection"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/syncer-gen/syncer-gen/runtime"
 )
 
 // Reader is a client.Reader over syncers' stores: what a reconciler reads
-// through the Manager's cache, read from syncers instead. Register each
+// through the Manager's cache, read from syncers instead, with the cache's
+// semantics: a read waits for the syncer's sync (or the context) and fails
+// with cache.ErrCacheNotStarted when the syncer has not started; objects
+// come as deep copies with their GroupVersionKind set. Register each
 // syncer; a type with none is an error naming the type, never an empty
-// answer.
+// answer. Its methods are safe for concurrent use.
 type Reader struct {
+	mu     sync.RWMutex
 	byType map[reflect.Type]*store // by *T
 	share  bool
 }
@@ -32,7 +36,8 @@ type ReaderOption func(*Reader)
 
 // WithoutDeepCopy makes Get and List hand out the stores' objects, shared
 // with the syncers and their handlers, as controller-runtime's cache does
-// with UnsafeDisableDeepCopy: for callers that only read.
+// with UnsafeDisableDeepCopy: for callers that only read. A call's own
+// client.UnsafeDisableDeepCopy does the same for that call.
 func WithoutDeepCopy() ReaderOption { return func(r *Reader) { r.share = true } }
 
 // NewReader returns a Reader of no syncer yet: see Register.
@@ -44,17 +49,43 @@ func NewReader(opts ...ReaderOption) *Reader {
 	return r
 }
 
-// store is what the Reader needs of one syncer's store.
+// store is what the Reader needs of one syncer: its store, its state, and
+// whether it was started.
 type store struct {
+	syncer   syncerState
+	gvk      schema.GroupVersionKind
+	typeMeta metav1.TypeMeta // gvk's, its apiVersion made once
 	gr       schema.GroupResource
+	started  func() bool
 	get      func(namespace, name string) (client.Object, bool)
 	list     func() []client.Object
 	byIndex  func(index, value string) []client.Object
 	hasIndex func(index string) bool
 }
 
-// Register serves s's objects, of type T, through r.
+// syncerState is what a Reader and a Source tell of a *runtime.Syncer[T]
+// whatever its T.
+type syncerState interface {
+	HasSynced() bool
+	LastError() *runtime.SyncError
+	Progress() runtime.Progress
+	Resource() runtime.Resource
+}
+
+// Register serves s's objects, of type T, through r. A syncer counts as
+// started once it has begun a sync (runtime.Progress), synced or failed:
+// run it with Runnable in a Manager, a syncerset, or Run.
 func Register[T client.Object](r *Reader, s *runtime.Syncer[T]) {
+	register(r, s, func() bool { return begun(s) })
+}
+
+// begun tells whether s has been run: it began a sync, synced or failed.
+func begun(s syncerState) bool {
+	return s.HasSynced() || s.LastError() != nil || !s.Progress().Started.IsZero()
+}
+
+// register serves s through r; started tells whether s has been started.
+func register[T client.Object](r *Reader, s *runtime.Syncer[T], started func() bool) {
 	st := s.Store()
 	res := s.Resource()
 	all := func(objs []T) []client.Object {
@@ -64,9 +95,24 @@ func Register[T client.Object](r *Reader, s *runtime.Syncer[T]) {
 		}
 		return out
 	}
+	kind := res.Kind
+	if kind == "" {
+		kind = reflect.TypeFor[T]().Elem().Name()
+	}
+	gvk := schema.GroupVersionKind{Group: res.Group, Version: res.Version, Kind: kind}
+	apiVersion, _ := gvk.ToAPIVersionAndKind()
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	r.byType[reflect.TypeFor[T]()] = &store{
-		gr: schema.GroupResource{Group: res.Group, Resource: res.Resource},
+		syncer:   s,
+		gvk:      gvk,
+		typeMeta: metav1.TypeMeta{APIVersion: apiVersion, Kind: kind},
+		gr:       schema.GroupResource{Group: res.Group, Resource: res.Resource},
+		started:  started,
 		get: func(namespace, name string) (client.Object, bool) {
+			if !res.Namespaced {
+				namespace = "" // as the cache does with a key of a cluster-scoped object
+			}
 			o, ok := st.Get(namespace, name)
 			return o, ok
 		},
@@ -76,99 +122,125 @@ func Register[T client.Object](r *Reader, s *runtime.Syncer[T]) {
 	}
 }
 
-func (r *Reader) storeOf(t reflect.Type) (*store, error) {
-	if s, ok := r.byType[t]; ok {
-		return s, nil
-	}
-	return nil, fmt.Errorf("ctrlsyncer: no syncer registered for %s", t)
+// storeOf returns the store of objects of type t (a pointer to a struct),
+// nil if no syncer serves them.
+func (r *Reader) storeOf(t reflect.Type) *store {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.byType[t]
 }
 
-// Get copies the object of key into obj; a NotFound error when the
-// syncer's store has no such object.
-func (r *Reader) Get(_ context.Context, key client.ObjectKey, obj client.Object, _ ...client.GetOption) error {
-	s, err := r.storeOf(reflect.TypeOf(obj))
+// serves tells whether r has a syncer of obj's type.
+func (r *Reader) serves(obj client.Object) bool { return r.storeOf(reflect.TypeOf(obj)) != nil }
+
+// servesList tells whether r has a syncer of the items of list, and which.
+func (r *Reader) servesList(list client.ObjectList) (*store, reflect.Value, error) {
+	items, err := meta.GetItemsPtr(list)
 	if err != nil {
+		return nil, reflect.Value{}, err
+	}
+	slice := reflect.ValueOf(items).Elem()
+	elem := slice.Type().Elem()
+	if elem.Kind() != reflect.Struct {
+		return nil, slice, fmt.Errorf("ctrlsyncer: List of %T: items of %s, want structs", list, elem)
+	}
+	return r.storeOf(reflect.PointerTo(elem)), slice, nil
+}
+
+func noSyncer(t any) error {
+	return fmt.Errorf("ctrlsyncer: no syncer registered for %T", t)
+}
+
+// Get copies the object of key into obj, once its syncer has synced; a
+// NotFound error when the syncer's store has no such object.
+func (r *Reader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	s := r.storeOf(reflect.TypeOf(obj))
+	if s == nil {
+		return noSyncer(obj)
+	}
+	if err := s.ready(ctx); err != nil {
 		return err
 	}
 	o, ok := s.get(key.Namespace, key.Name)
 	if !ok {
 		return apierrors.NewNotFound(s.gr, key.Name)
 	}
-	r.fill(obj, o)
+	var g client.GetOptions
+	g.ApplyOptions(opts)
+	if !r.shared(g.UnsafeDisableDeepCopy) {
+		o = o.DeepCopyObject().(client.Object)
+	}
+	reflect.ValueOf(obj).Elem().Set(reflect.ValueOf(o).Elem())
+	s.setKind(obj) // obj's own TypeMeta: the store's object is untouched
 	return nil
 }
 
-// fill sets *dst to src, or to a deep copy of it.
-func (r *Reader) fill(dst, src client.Object) {
-	if !r.share {
-		src = src.DeepCopyObject().(client.Object)
+// setKind sets obj's GroupVersionKind, as the cache does, without making
+// its apiVersion again for each object.
+func (s *store) setKind(obj client.Object) {
+	if tm, ok := obj.GetObjectKind().(*metav1.TypeMeta); ok {
+		*tm = s.typeMeta
+		return
 	}
-	reflect.ValueOf(dst).Elem().Set(reflect.ValueOf(src).Elem())
+	obj.GetObjectKind().SetGroupVersionKind(s.gvk)
 }
 
+// shared tells whether a call hands out the stores' objects.
+func (r *Reader) shared(unsafe *bool) bool { return r.share || unsafe != nil && *unsafe }
+
 // List fills list (a typed list, e.g. *WidgetList) with the objects of the
-// syncer of its items' type that match opts: InNamespace, a label
-// selector, and MatchingFields of one field, served by the syncer's index
-// of that name (an index the syncer lacks is an error, as
-// controller-runtime's cache gives). Items come sorted by namespace and
-// name.
-func (r *Reader) List(_ context.Context, list client.ObjectList, opts ...client.ListOption) error {
-	items, err := meta.GetItemsPtr(list)
+// syncer of its items' type that match opts, once that syncer has synced:
+// InNamespace, a label selector, and MatchingFields of one or more fields,
+// each served by the syncer's index of that name (an index the syncer
+// lacks is an error, as controller-runtime's cache gives). Items come
+// sorted by namespace and name; Limit keeps the first ones. Continue is
+// refused with an error, and the list's continue token says so, as the
+// cache's does: a store has no pages.
+func (r *Reader) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	s, slice, err := r.servesList(list)
 	if err != nil {
 		return err
 	}
-	slice := reflect.ValueOf(items).Elem()
-	elem := slice.Type().Elem()
-	if elem.Kind() != reflect.Struct {
-		return fmt.Errorf("ctrlsyncer: List of %T: items of %s, want structs", list, elem)
-	}
-	s, err := r.storeOf(reflect.PointerTo(elem))
-	if err != nil {
-		return err
+	if s == nil {
+		return noSyncer(list)
 	}
 	var lo client.ListOptions
 	lo.ApplyOptions(opts)
+	if lo.Continue != "" {
+		return fmt.Errorf("ctrlsyncer: List of %s: continue list option is not supported by the syncer's store (it has no pages)", s.gr)
+	}
+	if err := s.ready(ctx); err != nil {
+		return err
+	}
 	objs, err := s.matching(lo.FieldSelector)
 	if err != nil {
 		return err
 	}
-	sort.Slice(objs, func(i, j int) bool {
-		if objs[i].GetNamespace() != objs[j].GetNamespace() {
-			return objs[i].GetNamespace() < objs[j].GetNamespace()
+	slices.SortFunc(objs, func(a, b client.Object) int {
+		if c := strings.Compare(a.GetNamespace(), b.GetNamespace()); c != 0 {
+			return c
 		}
-		return objs[i].GetName() < objs[j].GetName()
+		return strings.Compare(a.GetName(), b.GetName())
 	})
+	share := r.shared(lo.UnsafeDisableDeepCopy)
 	out := reflect.MakeSlice(slice.Type(), 0, len(objs))
 	for _, o := range objs {
+		if lo.Limit > 0 && int64(out.Len()) >= lo.Limit {
+			break
+		}
 		if lo.Namespace != "" && o.GetNamespace() != lo.Namespace ||
 			lo.LabelSelector != nil && !lo.LabelSelector.Matches(labels.Set(o.GetLabels())) {
 			continue
 		}
-		var v kruntime.Object = o
-		if !r.share {
-			v = o.DeepCopyObject()
+		if !share {
+			o = o.DeepCopyObject().(client.Object)
 		}
-		out = reflect.Append(out, reflect.ValueOf(v).Elem())
+		out = reflect.Append(out, reflect.ValueOf(o).Elem())
+		s.setKind(out.Index(out.Len() - 1).Addr().Interface().(client.Object))
 	}
 	slice.Set(out)
+	list.SetContinue("continue-not-supported")
 	return nil
-}
-
-// matching returns the objects a field selector picks: all without one,
-// those of one index's value with one.
-func (s *store) matching(sel fields.Selector) ([]client.Object, error) {
-	if sel == nil || sel.Empty() {
-		return s.list(), nil
-	}
-	reqs := sel.Requirements()
-	if len(reqs) != 1 || reqs[0].Operator != selection.Equals && reqs[0].Operator != selection.DoubleEquals {
-		return nil, fmt.Errorf("ctrlsyncer: field selector %q: one field, matched exactly, is served (by the syncer's index of that name)", sel)
-	}
-	f := reqs[0].Field
-	if !s.hasIndex(f) {
-		return nil, fmt.Errorf("ctrlsyncer: field selector %q: the syncer of %s has no index named %q (declare it with a marker or runtime.WithIndex)", sel, s.gr, f)
-	}
-	return s.byIndex(f, reqs[0].Value), nil
 }
 
 var _ client.Reader = (*Reader)(nil)

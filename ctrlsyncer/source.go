@@ -13,13 +13,15 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/syncer-gen/syncer-gen/runtime"
+	"github.com/syncer-gen/syncer-gen/syncerset"
 )
 
 // Source returns the events of syncer s as a controller-runtime source:
 // each goes through the predicates, then to h, which adds requests to the
 // controller's queue. It must be started once; WaitForSync returns once
 // its handler got the syncer's OnSync. The objects h and the predicates
-// see are the store's: they must not modify them.
+// see are the store's: they must not modify them. Its String names the
+// resource, as a Manager prints it; For and Owns make the usual ones.
 func Source[T client.Object, R comparable](s *runtime.Syncer[T], h handler.TypedEventHandler[T, R], preds ...predicate.TypedPredicate[T]) source.TypedSyncingSource[R] {
 	return &syncerSource[T, R]{s: s, h: h, preds: preds, started: make(chan struct{})}
 }
@@ -49,15 +51,30 @@ func (src *syncerSource[T, R]) Start(ctx context.Context, q workqueue.TypedRateL
 	return err
 }
 
+// String names the source by its resource, e.g. "syncer source:
+// widgets.shop.example.com/v1alpha1": what a Manager prints of a source
+// that did not sync.
+func (src *syncerSource[T, R]) String() string { return "syncer source: " + src.s.Resource().String() }
+
 // WaitForSync waits until the source was started and its handler got
-// OnSync, or ctx is done.
+// OnSync, or ctx is done. Then, as controller-runtime's own sources do, it
+// returns nil if ctx was cancelled (the Manager is stopping), else a
+// *syncerset.NotSyncedError that says why the syncer has not synced: its
+// last failure (not-found: is its CRD installed?, forbidden...) or how far
+// it has come.
 func (src *syncerSource[T, R]) WaitForSync(ctx context.Context) error {
 	select {
 	case <-src.started:
+		if src.reg.WaitForSync(ctx) == nil {
+			return nil
+		}
 	case <-ctx.Done():
-		return ctx.Err()
 	}
-	return src.reg.WaitForSync(ctx)
+	if errors.Is(ctx.Err(), context.Canceled) {
+		return nil
+	}
+	behind := src.s.HasSynced() // the store synced, this source's handler has not got it all
+	return &syncerset.NotSyncedError{Total: 1, Resources: []syncerset.NotSynced{whyNotSynced(src.s, behind)}, Cause: ctx.Err()}
 }
 
 func (src *syncerSource[T, R]) handler(ctx context.Context, q workqueue.TypedRateLimitingInterface[R]) runtime.Handler[T] {

@@ -33,5 +33,5 @@ func ExampleBuild() {
 	//   Crate: crates, namespaced=true, strip=false, 0 indexes
 	// example.com/syncers/things/v1 (group "things.golden.example.com"):
 	//   Datum: data, namespaced=false, strip=false, 0 indexes
-	//   Gadget: gadgets, namespaced=true, strip=true, 11 indexes
+	//   Gadget: gadgets, namespaced=true, strip=true, 13 indexes
 }

@@ -16,13 +16,15 @@ type segment struct {
 	name   string
 	key    string
 	hasKey bool
+	filter *filter // [?(...)]: the elements of a list that pass it
 	offset int
 }
 
 // parseFieldPath parses a field path in the JSON names of an API type:
 // ".spec.nodeName", ".metadata.labels[app]",
 // ".metadata.labels['app.kubernetes.io/name']". A segment through a slice
-// reaches every element. It returns the offset in path of any error.
+// reaches every element, or those a filter keeps (see filter.go). It
+// returns the offset in path of any error.
 func parseFieldPath(path string) ([]segment, int, error) {
 	var segs []segment
 	i := 0
@@ -40,6 +42,15 @@ func parseFieldPath(path string) ([]segment, int, error) {
 		}
 		seg := segment{name: path[start:i], offset: start - 1}
 		if i < len(path) && path[i] == '[' {
+			if strings.HasPrefix(path[i:], "[?") {
+				f, next, err := parseFilter(path, i)
+				if err != nil {
+					return nil, next, err
+				}
+				seg.filter, i = f, next
+				segs = append(segs, seg)
+				continue
+			}
 			end := strings.IndexByte(path[i:], ']')
 			if end < 0 {
 				return nil, i, fmt.Errorf("unclosed \"[\"; expected [key], e.g. .metadata.labels[app]")
@@ -95,6 +106,13 @@ func resolveFieldPath(t types.Type, path string, pos token.Position, marker stri
 		}
 		steps = append(steps, fieldSteps...)
 		cur = ft
+		if seg.filter != nil {
+			var e *Error
+			if cur, e = resolveFilter(cur, seg, pathUpTo(segs, i+1), &steps, pos, marker); e != nil {
+				return nil, 0, false, e
+			}
+			continue
+		}
 		if seg.hasKey {
 			for {
 				p, isPtr := cur.Underlying().(*types.Pointer)
@@ -232,6 +250,9 @@ func pathUpTo(segs []segment, n int) string {
 	for _, s := range segs[:n] {
 		b.WriteString(".")
 		b.WriteString(s.name)
+		if s.filter != nil {
+			b.WriteString(s.filter.text)
+		}
 		if s.hasKey {
 			b.WriteString("[" + s.key + "]")
 		}

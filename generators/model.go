@@ -94,13 +94,30 @@ const (
 	StepEach
 	// StepKey takes the map entry Key; a missing key gives no value.
 	StepKey
+	// StepFilter goes through every element of a slice that passes each
+	// of Filter's conditions ([?(@.controller==true)]).
+	StepFilter
 )
 
 // Step is one move along an index's field path.
 type Step struct {
 	Kind   StepKind
-	GoName string // StepField
-	Key    string // StepKey
+	GoName string      // StepField
+	Key    string      // StepKey
+	Filter []Condition // StepFilter
+}
+
+// Condition is one test of a StepFilter: the value Steps reach from an
+// element, compared with Value.
+type Condition struct {
+	// Steps are StepField and StepPointer moves from the element; a nil
+	// pointer gives no value, which fails == and passes !=.
+	Steps []Step
+	// Equal is true for ==, false for !=.
+	Equal bool
+	// Value is the literal: a string, a bool or an int, of the kind of
+	// the value Steps reach.
+	Value any
 }
 
 // Format is how a value at the end of a path becomes an index string.

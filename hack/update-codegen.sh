@@ -14,6 +14,9 @@ step() { printf '[codegen] %s\n' "$*" >&2; }
 step "go generate ./examples/crd: deepcopy-gen and syncer-gen from its go:generate lines"
 go generate ./examples/crd
 
+step "go generate ./examples/ctrl: syncer-gen of the Job alias in examples/ctrl/kinds"
+go generate ./examples/ctrl
+
 step "deepcopy-gen: internal/golden/api"
 go tool deepcopy-gen --output-file zz_generated.deepcopy.go --go-header-file "${header}" ./internal/golden/api/...
 

@@ -35,7 +35,7 @@ func storeFile(f *jen.File, _ *generators.Package, r *generators.Resource) {
 // slice "has" it, any other "is" it.
 func verb(ix *generators.Index) string {
 	for _, s := range ix.Steps {
-		if s.Kind == generators.StepEach {
+		if s.Kind == generators.StepEach || s.Kind == generators.StepFilter {
 			return "has"
 		}
 	}
@@ -107,6 +107,9 @@ func walk(ix *generators.Index, v *jen.Statement, steps []generators.Step, depth
 		return []jen.Code{jen.For(jen.List(jen.Id("_"), elem.Clone()).Op(":=").Range().Add(v.Clone())).Block(walk(ix, elem.Clone(), rest, depth+1)...)}
 	case generators.StepKey:
 		return []jen.Code{jen.If(jen.List(elem.Clone(), jen.Id("ok")).Op(":=").Add(v.Clone()).Index(jen.Lit(s.Key)), jen.Id("ok")).Block(walk(ix, elem.Clone(), rest, depth+1)...)}
+	case generators.StepFilter:
+		return []jen.Code{jen.For(jen.List(jen.Id("_"), elem.Clone()).Op(":=").Range().Add(v.Clone())).Block(
+			jen.If(passes(elem, s.Filter)).Block(walk(ix, elem.Clone(), rest, depth+1)...))}
 	}
 	panic("templates: unknown step kind")
 }

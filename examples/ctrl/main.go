@@ -11,18 +11,17 @@ import (
 	"time"
 
 	"github.com/go-logr/logr/funcr"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/syncer-gen/syncer-gen/ctrlsyncer"
 	shopv1alpha1 "github.com/syncer-gen/syncer-gen/examples/crd/api/shop/v1alpha1"
 	shopsyncers "github.com/syncer-gen/syncer-gen/examples/crd/syncers/shop/v1alpha1"
+	"github.com/syncer-gen/syncer-gen/examples/ctrl/internal/controller"
 	"github.com/syncer-gen/syncer-gen/runtime"
 )
 
@@ -63,35 +62,38 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	scheme := kruntime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return err
+	}
 	if err := shopv1alpha1.AddToScheme(scheme); err != nil {
 		return err
 	}
+	var cacheOpts cache.Options
+	if o.namespace != "" {
+		cacheOpts.DefaultNamespaces = map[string]cache.Config{o.namespace: {}}
+	}
 	renew, retry := o.leaseDuration*2/3, o.leaseDuration/5
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme: scheme, Logger: funcr.New(func(prefix, args string) { fmt.Fprintln(stderr, prefix, args) }, funcr.Options{}),
+		Scheme: scheme, Logger: funcr.New(func(prefix, args string) { fmt.Fprintln(stdout, prefix, args) }, funcr.Options{}),
 		LeaderElection: true, LeaderElectionID: "widgets-ctrl-example", LeaderElectionNamespace: o.leaseNamespace,
 		LeaseDuration: &o.leaseDuration, RenewDeadline: &renew, RetryPeriod: &retry,
-		Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+		Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0", Cache: cacheOpts,
 	})
 	if err != nil {
 		return err
 	}
 
-	// The generated syncer, run before leader election; its store read
-	// through a client.Reader; its events the controller's source.
-	widgets, err := shopsyncers.NewWidgetSyncer(cfg, runtime.WithNamespace(o.namespace))
+	// The reconciler's client reads widgets and Jobs from syncers, which
+	// its SetupWithManager adds (For, Owns); they run before leader
+	// election. Everything else goes to the Manager's client.
+	syncers, err := ctrlsyncer.NewClient(mgr, ctrlsyncer.WithSyncerOptions(runtime.WithNamespace(o.namespace)))
 	if err != nil {
 		return err
 	}
-	if err := mgr.Add(ctrlsyncer.Runnable(widgets)); err != nil {
+	if err := (&controller.WidgetReconciler{Client: syncers, Scheme: mgr.GetScheme()}).SetupWithManager(mgr); err != nil {
 		return err
 	}
-	reader := ctrlsyncer.NewReader()
-	ctrlsyncer.Register(reader, widgets.Syncer)
-	r := &reconciler{read: reader, write: mgr.GetClient(), out: stdout}
-	err = ctrl.NewControllerManagedBy(mgr).Named("widget").
-		WatchesRawSource(ctrlsyncer.Source(widgets.Syncer, &handler.TypedEnqueueRequestForObject[*shopv1alpha1.Widget]{})).
-		Complete(r)
+	widgets, err := shopsyncers.WidgetSyncerIn(syncers.Set()) // the controller's: the same options give the same syncer
 	if err != nil {
 		return err
 	}
@@ -109,39 +111,4 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}()
 	return mgr.Start(ctx)
-}
-
-// reconciler sets a widget's status.phase from its spec, reading from the
-// syncer and writing through the Manager's client.
-type reconciler struct {
-	read  client.Reader
-	write client.Client
-	out   io.Writer
-}
-
-func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	var w shopv1alpha1.Widget
-	if err := r.read.Get(ctx, req.NamespacedName, &w); err != nil {
-		if apierrors.IsNotFound(err) {
-			fmt.Fprintf(r.out, "%s: deleted\n", req.NamespacedName)
-			return reconcile.Result{}, nil
-		}
-		return reconcile.Result{}, err
-	}
-	phase := "Pending"
-	if w.Spec.Owner != "" && w.Spec.Size > 0 {
-		phase = "Ready"
-	}
-	if w.Status.Phase == phase {
-		return reconcile.Result{}, nil
-	}
-	w.Status.Phase = phase // w is the Reader's deep copy
-	if err := r.write.Status().Update(ctx, &w); err != nil {
-		if apierrors.IsConflict(err) {
-			return reconcile.Result{RequeueAfter: 100 * time.Millisecond}, nil // the syncer is behind: try again once it caught up
-		}
-		return reconcile.Result{}, err
-	}
-	fmt.Fprintf(r.out, "%s: %s\n", req.NamespacedName, phase)
-	return reconcile.Result{}, nil
 }

@@ -48,10 +48,10 @@ func (r *replica) count(pattern string) int {
 }
 
 // The controller-runtime example on the real server: the leader reconciles
-// every widget's status, a spec change and a delete; a second replica syncs
-// as a standby without leading; once the leader is killed with SIGKILL the
-// standby leads and reconciles a change with the store it synced before,
-// no second sync.
+// every widget (a Job each, and its status), a spec change and a delete; a
+// second replica syncs as a standby without leading; once the leader is
+// killed with SIGKILL the standby leads and reconciles a change with the
+// store it synced before, no second sync.
 func TestStandbyTakesOverSynced(t *testing.T) {
 	const n, ns = 20, "ctrl"
 	srv := testbed.Shared(t)
@@ -128,11 +128,11 @@ func TestStandbyTakesOverSynced(t *testing.T) {
 	b := start("b")
 	b.expect(t, `^replica b synced 20 widgets, mode=watchlist$`, time.Minute)
 	setOwner("widget-00001", "")
-	a.expect(t, `^ctrl/widget-00001: Pending$`, 30*time.Second)
+	a.expect(t, phase("widget-00001", "Pending"), 30*time.Second)
 	if err := widgets.Delete(ctx, "widget-00002"); err != nil {
 		t.Fatal(err)
 	}
-	a.expect(t, `^ctrl/widget-00002: deleted$`, 30*time.Second)
+	a.expect(t, `"msg"="deleted".*"namespace"="ctrl" "name"="widget-00002"`, 30*time.Second)
 	if b.count(`leads`) > 0 {
 		t.Fatal("the standby leads while the leader lives")
 	}
@@ -144,11 +144,16 @@ func TestStandbyTakesOverSynced(t *testing.T) {
 	b.expect(t, `^replica b leads, with 19 widgets in its store$`, time.Minute)
 	t.Logf("the standby leads %s after the leader was killed (lease 3s)", time.Since(killed).Round(100*time.Millisecond))
 	setOwner("widget-00003", "")
-	b.expect(t, `^ctrl/widget-00003: Pending$`, 30*time.Second)
+	b.expect(t, phase("widget-00003", "Pending"), 30*time.Second)
 	eventually(t, 30*time.Second, phases(map[string]string{"widget-00001": "Pending", "widget-00003": "Pending"}))
 	if got := b.count(`synced`); got != 1 {
 		t.Errorf("the standby synced %d times; want once, before it led", got)
 	}
+}
+
+// phase is the pattern of the log line of a widget's phase written.
+func phase(name, phase string) string {
+	return `"msg"="phase".*"name"="` + name + `".*"kind"="Widget" "phase"="` + phase + `"`
 }
 
 // eventually polls f until it returns "" or d passes.

@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 	"golang.org/x/mod/modfile"
@@ -21,6 +24,8 @@ type Args struct {
 	OutputPkg string
 	// GoHeaderFile is a file whose text heads every generated file.
 	GoHeaderFile string
+	// Year replaces " YEAR" in the header; the current year when empty.
+	Year string
 	// Types selects types without markers, as "importpath.Name".
 	Types []string
 	// AllGenclient selects every +genclient type of the Patterns' packages.
@@ -33,7 +38,8 @@ type Args struct {
 func (a *Args) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&a.OutputDir, "output-dir", "", "the folder to write the generated packages into, one per API group and version: <output-dir>/<group>/<version>, <group> being the +groupGoName in lower case or the group's first label (gateway for gateway.networking.k8s.io, core for the core group); runs can share it: each owns the packages generated from the packages it reads, rewrites those and removes their files no longer selected")
 	fs.StringVar(&a.OutputPkg, "output-pkg", "", "the Go import path of --output-dir (default: found from the go.mod above it)")
-	fs.StringVar(&a.GoHeaderFile, "go-header-file", "", "a file whose text (e.g. a license comment) heads every generated file")
+	fs.StringVar(&a.GoHeaderFile, "go-header-file", "", "a file whose text (e.g. a license comment) heads every generated file; a YEAR in it (\"Copyright YEAR\") becomes --year")
+	fs.StringVar(&a.Year, "year", "", "the year that replaces YEAR in the header, as controller-gen's year= does (default: the current year, as deepcopy-gen fills it)")
 	fs.StringSliceVar(&a.Types, "type", nil, "select a type without a marker, as <import path>.<Type>, e.g. k8s.io/api/core/v1.Pod; repeat or separate with commas")
 	fs.BoolVar(&a.AllGenclient, "all-genclient", false, "select every +genclient type with list and watch verbs, and every +kubebuilder:object:root kind with a <Kind>List, of the given packages, as a +syncer-gen in each package's doc.go would")
 	fs.CountVarP(&a.Verbose, "verbose", "v", "tell what is done on stderr: -v a summary, -vv every file")
@@ -92,9 +98,12 @@ func importPathOf(dir string) (string, error) {
 	}
 }
 
-// Header returns the text of GoHeaderFile, "" when none is given. A YEAR
-// placeholder, as in k8s.io/code-generator's boilerplate, is left as is so
-// that runs in different years give the same bytes.
+// Header returns the text of GoHeaderFile, "" when none is given. Each
+// word YEAR after a space in it becomes the year: Year, else the current
+// year in UTC. This is controller-gen's rule (" YEAR" becomes the year of
+// its year= argument; here not within a longer word) with deepcopy-gen's
+// default (the current year), so that a kubebuilder or code-generator
+// boilerplate's "Copyright YEAR" reads as in the files those tools write.
 func (a *Args) Header() (string, error) {
 	if a.GoHeaderFile == "" {
 		return "", nil
@@ -107,5 +116,12 @@ func (a *Args) Header() (string, error) {
 	if h != "" && !strings.HasPrefix(h, "//") && !strings.HasPrefix(h, "/*") {
 		return "", fmt.Errorf("--go-header-file: %s does not hold a Go comment (// or /* */)", a.GoHeaderFile)
 	}
-	return h, nil
+	year := a.Year
+	if year == "" {
+		year = strconv.Itoa(time.Now().UTC().Year())
+	}
+	return yearWord.ReplaceAllString(h, " "+year), nil
 }
+
+// yearWord is the placeholder YEAR after a space, as a word.
+var yearWord = regexp.MustCompile(` YEAR\b`)

@@ -24,6 +24,8 @@ type Level uint8
 // +syncer-gen:index(team)=.metadata.labels['example.com/team']
 // +syncer-gen:index(parent)=.spec.parentRef.name
 // +syncer-gen:index(kind)=.kind
+// +syncer-gen:index(controller)=.metadata.ownerReferences[?(@.controller==true && @.kind=='Gadget' && @.apiVersion=="things.golden.example.com/v1")].name
+// +syncer-gen:index(webPort)=.spec.ports[?@.port==80 && @.name!='debug'].name
 type Gadget struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

@@ -18,6 +18,11 @@ type GadgetStore struct {
 	*runtime.Store[*thingsv1.Gadget]
 }
 
+// ByController returns the gadgets whose .metadata.ownerReferences[?(@.controller==true && @.kind=='Gadget' && @.apiVersion=="things.golden.example.com/v1")].name has controller.
+func (s GadgetStore) ByController(controller string) []*thingsv1.Gadget {
+	return s.ByIndex("controller", controller)
+}
+
 // ByKind returns the gadgets whose .kind is kind.
 func (s GadgetStore) ByKind(kind string) []*thingsv1.Gadget {
 	return s.ByIndex("kind", kind)
@@ -68,9 +73,25 @@ func (s GadgetStore) ByTeam(team string) []*thingsv1.Gadget {
 	return s.ByIndex("team", team)
 }
 
+// ByWebPort returns the gadgets whose .spec.ports[?@.port==80 && @.name!='debug'].name has webPort.
+func (s GadgetStore) ByWebPort(webPort string) []*thingsv1.Gadget {
+	return s.ByIndex("webPort", webPort)
+}
+
 // ByZone returns the gadgets whose .spec.zone is zone.
 func (s GadgetStore) ByZone(zone string) []*thingsv1.Gadget {
 	return s.ByIndex("zone", zone)
+}
+
+// gadgetControllerIndex returns the values of .metadata.ownerReferences[?(@.controller==true && @.kind=='Gadget' && @.apiVersion=="things.golden.example.com/v1")].name for ByController.
+func gadgetControllerIndex(obj *thingsv1.Gadget) []string {
+	var out []string
+	for _, x1 := range obj.ObjectMeta.OwnerReferences {
+		if x1.Controller != nil && *x1.Controller && x1.Kind == "Gadget" && x1.APIVersion == "things.golden.example.com/v1" {
+			out = append(out, x1.Name)
+		}
+	}
+	return out
 }
 
 // gadgetKindIndex returns the values of .kind for ByKind.
@@ -135,6 +156,17 @@ func gadgetTeamIndex(obj *thingsv1.Gadget) []string {
 	var out []string
 	if x1, ok := obj.ObjectMeta.Labels["example.com/team"]; ok {
 		out = append(out, x1)
+	}
+	return out
+}
+
+// gadgetWebPortIndex returns the values of .spec.ports[?@.port==80 && @.name!='debug'].name for ByWebPort.
+func gadgetWebPortIndex(obj *thingsv1.Gadget) []string {
+	var out []string
+	for _, x1 := range obj.Spec.Ports {
+		if x1.Port == 80 && x1.Name != "debug" {
+			out = append(out, x1.Name)
+		}
 	}
 	return out
 }

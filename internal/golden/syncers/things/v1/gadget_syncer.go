@@ -33,7 +33,7 @@ type GadgetSyncer struct {
 }
 
 // NewGadgetSyncer returns a GadgetSyncer that talks to the server of cfg.
-// The markers declare the indexes behind ByKind, ByLevel, ByOwner, ByParent, ByPhase, ByPort, ByReady, ByReplicas, ByTags, ByTeam, ByZone and runtime.WithStripManagedFields(); opts come after them.
+// The markers declare the indexes behind ByController, ByKind, ByLevel, ByOwner, ByParent, ByPhase, ByPort, ByReady, ByReplicas, ByTags, ByTeam, ByWebPort, ByZone and runtime.WithStripManagedFields(); opts come after them.
 func NewGadgetSyncer(cfg *rest.Config, opts ...runtime.Option) (*GadgetSyncer, error) {
 	s, err := runtime.New[*thingsv1.Gadget](cfg, GadgetResource, gadgetOptions(opts)...)
 	if err != nil {
@@ -61,6 +61,7 @@ func (s *GadgetSyncer) Store() GadgetStore {
 // gadgetOptions puts the options the markers declare before opts.
 func gadgetOptions(opts []runtime.Option) []runtime.Option {
 	return append([]runtime.Option{
+		runtime.WithIndex("controller", gadgetControllerIndex),
 		runtime.WithIndex("kind", gadgetKindIndex),
 		runtime.WithIndex("level", gadgetLevelIndex),
 		runtime.WithIndex("owner", gadgetOwnerIndex),
@@ -71,6 +72,7 @@ func gadgetOptions(opts []runtime.Option) []runtime.Option {
 		runtime.WithIndex("replicas", gadgetReplicasIndex),
 		runtime.WithIndex("tags", gadgetTagsIndex),
 		runtime.WithIndex("team", gadgetTeamIndex),
+		runtime.WithIndex("webPort", gadgetWebPortIndex),
 		runtime.WithIndex("zone", gadgetZoneIndex),
 		runtime.WithStripManagedFields(),
 	}, opts...)

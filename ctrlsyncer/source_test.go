@@ -3,18 +3,16 @@ package ctrlsyncer_test
 import (
 	"context"
 	"fmt"
-	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -24,29 +22,6 @@ import (
 	shopv1alpha1 "github.com/syncer-gen/syncer-gen/examples/crd/api/shop/v1alpha1"
 	shopsyncers "github.com/syncer-gen/syncer-gen/examples/crd/syncers/shop/v1alpha1"
 )
-
-func widget(ns, name, rv string, gen int64, owner string) *shopv1alpha1.Widget {
-	return &shopv1alpha1.Widget{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, ResourceVersion: rv, Generation: gen,
-		UID: types.UID(ns + "/" + name), Labels: map[string]string{"owner": owner}},
-		Spec: shopv1alpha1.WidgetSpec{Owner: owner, Size: 1}}
-}
-
-func newQueue() workqueue.TypedRateLimitingInterface[reconcile.Request] {
-	return workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[reconcile.Request]())
-}
-
-// drain returns the requests queued, sorted.
-func drain(q workqueue.TypedRateLimitingInterface[reconcile.Request]) []string {
-	var out []string
-	for q.Len() > 0 {
-		r, _ := q.Get()
-		out = append(out, r.String())
-		q.Done(r)
-		q.Forget(r)
-	}
-	slices.Sort(out)
-	return out
-}
 
 // controller-runtime's EnqueueRequestForObject and
 // GenerationChangedPredicate work unchanged on the syncer's events:
@@ -81,8 +56,17 @@ func TestSourceFeedsControllerRuntimeHandlers(t *testing.T) {
 	d.Add(widget("ns", "a", "1", 1, "alice"), widget("ns", "b", "1", 1, "bob"))
 	short, stop := context.WithTimeout(ctx, 50*time.Millisecond)
 	defer stop()
-	if err := enqueue.WaitForSync(short); err == nil {
-		t.Error("WaitForSync returned before the sync")
+	err := enqueue.WaitForSync(short)
+	if err == nil || !strings.Contains(err.Error(), "widgets.shop.example.com/v1alpha1: no failure yet, still receiving: 2 objects") {
+		t.Errorf("WaitForSync before the sync: %v; want an error that says how far the sync has come", err)
+	}
+	if got := fmt.Sprint(enqueue); got != "syncer source: widgets.shop.example.com/v1alpha1" {
+		t.Errorf("the source says it is %q; want it to name its resource", got)
+	}
+	cancelled, cancelNow := context.WithCancel(ctx)
+	cancelNow()
+	if err := enqueue.WaitForSync(cancelled); err != nil {
+		t.Errorf("WaitForSync with a cancelled context (a Manager stopping): %v; want nil, as controller-runtime's sources give", err)
 	}
 	d.Sync()
 	if err := enqueue.WaitForSync(ctx); err != nil {
@@ -155,76 +139,5 @@ func TestSourceFeedsEnqueueRequestForOwner(t *testing.T) {
 	d.Resync(owned("a", "1", "cfg-1"), owned("c", "2", "cfg-3")) // b is gone
 	if got := fmt.Sprint(drain(q)); got != "[ns/cfg-2]" {
 		t.Errorf("after b vanished: %s", got)
-	}
-}
-
-// Get and List read the syncer's store: deep copies, namespaces, labels,
-// and fields served by the syncer's indexes; what the syncer cannot serve
-// is an error that says so.
-func TestReaderServesTheStore(t *testing.T) {
-	ws, d := shopsyncers.NewWidgetDriver()
-	d.Add(widget("ns", "a", "1", 1, "alice"), widget("ns", "b", "1", 1, "bob"), widget("other", "c", "1", 1, "alice"))
-	d.Sync()
-	r := ctrlsyncer.NewReader()
-	ctrlsyncer.Register(r, ws.Syncer)
-	ctx := context.Background()
-
-	var w shopv1alpha1.Widget
-	if err := r.Get(ctx, client.ObjectKey{Namespace: "ns", Name: "a"}, &w); err != nil || w.Spec.Owner != "alice" {
-		t.Fatalf("Get: %v, %+v", err, w.Spec)
-	}
-	w.Spec.Owner = "mallory"
-	if stored, _ := ws.Store().Get("ns", "a"); stored.Spec.Owner != "alice" {
-		t.Error("changing what Get returned changed the store")
-	}
-	if err := r.Get(ctx, client.ObjectKey{Namespace: "ns", Name: "zz"}, &w); !apierrors.IsNotFound(err) {
-		t.Errorf("Get of a missing widget: %v, want NotFound", err)
-	}
-
-	names := func(l *shopv1alpha1.WidgetList) []string {
-		var out []string
-		for _, i := range l.Items {
-			out = append(out, i.Namespace+"/"+i.Name)
-		}
-		return out
-	}
-	for _, tc := range []struct {
-		opts []client.ListOption
-		want string
-	}{
-		{nil, "[ns/a ns/b other/c]"},
-		{[]client.ListOption{client.InNamespace("ns")}, "[ns/a ns/b]"},
-		{[]client.ListOption{client.MatchingLabels{"owner": "alice"}}, "[ns/a other/c]"},
-		{[]client.ListOption{client.MatchingFields{"owner": "alice"}, client.InNamespace("other")}, "[other/c]"},
-	} {
-		var l shopv1alpha1.WidgetList
-		if err := r.List(ctx, &l, tc.opts...); err != nil || fmt.Sprint(names(&l)) != tc.want {
-			t.Errorf("List(%v): %v, %v; want %s", tc.opts, names(&l), err, tc.want)
-		}
-	}
-	var l shopv1alpha1.WidgetList
-	if err := r.List(ctx, &l, client.MatchingFields{"spec.size": "1"}); err == nil {
-		t.Error("List by a field the syncer has no index of: no error")
-	}
-	var pods metav1.PartialObjectMetadataList
-	if err := r.List(ctx, &pods); err == nil {
-		t.Error("List of a type with no syncer: no error")
-	}
-}
-
-// A Runnable runs its syncers before leader election and returns when the
-// Manager stops.
-func TestRunnableRunsBeforeLeaderElection(t *testing.T) {
-	ws, _ := shopsyncers.NewWidgetDriver()
-	r := ctrlsyncer.Runnable(ws)
-	if le, ok := r.(interface{ NeedLeaderElection() bool }); !ok || le.NeedLeaderElection() {
-		t.Fatal("the syncers' runnable waits for leader election")
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- r.Start(ctx) }()
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
 	}
 }

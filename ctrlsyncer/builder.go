@@ -1,0 +1,131 @@
+package ctrlsyncer
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+
+	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	"github.com/syncer-gen/syncer-gen/runtime"
+	"github.com/syncer-gen/syncer-gen/syncerset"
+)
+
+// A generated XSyncerIn function (e.g. shopsyncers.WidgetSyncerIn) is
+// what For, Owns and Add take: func(*syncerset.Set, ...runtime.Option)
+// (*XSyncer, error), where XSyncer is struct{ *runtime.Syncer[*X] }. Its
+// type parameters are inferred from it.
+
+// Add makes c read T from the syncer newSyncer makes in c's set with
+// opts, and returns that syncer. c must be a *Client (NewClient): the
+// reconciler's client, whose reads of T then come from the syncer. Adding
+// again with the same options returns the same syncer; with others, it is
+// an error.
+func Add[S interface{ *G }, G ~struct{ *runtime.Syncer[T] }, T client.Object](c client.Client, newSyncer func(*syncerset.Set, ...runtime.Option) (S, error), opts ...runtime.Option) (*runtime.Syncer[T], error) {
+	cl, ok := c.(*Client)
+	if !ok {
+		return nil, fmt.Errorf("ctrlsyncer: the client given is a %T, not a *ctrlsyncer.Client: give the reconciler ctrlsyncer.NewClient(mgr), so that its reads of %s come from the syncer", c, reflect.TypeFor[T]())
+	}
+	g, err := newSyncer(cl.set, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("ctrlsyncer: the syncer of %s: %w", reflect.TypeFor[T](), err)
+	}
+	s := struct{ *runtime.Syncer[T] }(*g).Syncer
+	if err := serve(cl, s, opts); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// For returns the source of a controller's own resource, as the builder's
+// For(&X{}) watches it, from its syncer: in SetupWithManager,
+//
+//	For(&shopv1alpha1.Widget{}).
+//
+// becomes
+//
+//	WatchesRawSource(ctrlsyncer.For(r.Client, shopsyncers.WidgetSyncerIn)).
+//
+// (with Named("widget") on the builder, which needs a name without For).
+// Each event enqueues the object's own key. The syncer is made as Add
+// makes it; an error in making it is returned by the source's Start, and
+// so by the Manager's.
+func For[S interface{ *G }, G ~struct{ *runtime.Syncer[T] }, T client.Object](c client.Client, newSyncer func(*syncerset.Set, ...runtime.Option) (S, error), opts ...SourceOption) source.TypedSyncingSource[reconcile.Request] {
+	o := sourceOptionsOf(opts)
+	s, err := Add(c, newSyncer, o.syncer...)
+	if err != nil {
+		return failed{err}
+	}
+	return Source(s, &handler.TypedEnqueueRequestForObject[T]{}, typed[T](o.predicates)...)
+}
+
+// Owns returns the source of a resource the controller's objects own, as
+// the builder's Owns(&X{}) watches it, from its syncer:
+//
+//	Owns(&batchv1.Job{}).
+//
+// becomes
+//
+//	WatchesRawSource(ctrlsyncer.Owns(r.Client, batchsyncers.JobSyncerIn, &cronjobv1.CronJob{})).
+//
+// Each event enqueues the object's controller owner if it is of owner's
+// type (handler.EnqueueRequestForOwner with OnlyControllerOwner, as Owns
+// does by default). owner's type must be in the client's scheme.
+func Owns[S interface{ *G }, G ~struct{ *runtime.Syncer[T] }, T client.Object](c client.Client, newSyncer func(*syncerset.Set, ...runtime.Option) (S, error), owner client.Object, opts ...SourceOption) source.TypedSyncingSource[reconcile.Request] {
+	o := sourceOptionsOf(opts)
+	s, err := Add(c, newSyncer, o.syncer...)
+	if err != nil {
+		return failed{err}
+	}
+	if _, err := apiutil.GVKForObject(owner, c.Scheme()); err != nil {
+		return failed{fmt.Errorf("ctrlsyncer.Owns: the owner of %s: %w", reflect.TypeFor[T](), err)}
+	}
+	h := handler.TypedEnqueueRequestForOwner[T](c.Scheme(), c.RESTMapper(), owner, handler.OnlyControllerOwner())
+	return Source(s, h, typed[T](o.predicates)...)
+}
+
+// failed is the source of a syncer that could not be made: the Manager
+// stops with its error when the controller starts it.
+type failed struct{ err error }
+
+func (f failed) Start(context.Context, workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
+	return f.err
+}
+
+func (f failed) WaitForSync(context.Context) error { return f.err }
+
+func (f failed) String() string { return "syncer source (not made): " + f.err.Error() }
+
+// SourceOption configures a source of For or Owns.
+type SourceOption func(*sourceOptions)
+
+type sourceOptions struct {
+	syncer     []runtime.Option
+	predicates []predicate.Predicate
+}
+
+func sourceOptionsOf(opts []SourceOption) sourceOptions {
+	var o sourceOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o
+}
+
+// WithOptions gives the syncer's options (after the Client's and the
+// markers'), e.g. runtime.WithLabelSelector.
+func WithOptions(opts ...runtime.Option) SourceOption {
+	return func(o *sourceOptions) { o.syncer = append(o.syncer, opts...) }
+}
+
+// WithPredicates filters the events, as the builder's
+// builder.WithPredicates does.
+func WithPredicates(preds ...predicate.Predicate) SourceOption {
+	return func(o *sourceOptions) { o.predicates = append(o.predicates, preds...) }
+}
