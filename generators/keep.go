@@ -104,6 +104,7 @@ type pstruct struct {
 	meta   bool // metav1.ObjectMeta or TypeMeta: kept as the upstream type
 	fields map[int]*pfield
 	out    *Struct
+	built  map[int]*Field // the Fields of out, by index in st
 }
 
 // pfield is a kept field: whole (its upstream type), or a struct of which
@@ -382,13 +383,18 @@ func (pb *projBuilder) build(p *Projection, rs *pstruct, m marker) *Error {
 		names[ps.out.Name] = ps
 	}
 	for _, ps := range reached {
+		ps.built = map[int]*Field{}
 		for _, i := range sortedKeys(ps.fields) {
 			f, err := pb.field(ps, i, m)
 			if err != nil {
 				return err
 			}
 			ps.out.Fields = append(ps.out.Fields, f)
+			ps.built[i] = f
 		}
+	}
+	for _, ps := range reached {
+		ps.out.JSON = jsonMembers(ps, ps, nil, nil)
 	}
 	p.Root = rs.out
 	slices.SortStableFunc(reached[1:], func(x, y *pstruct) int {
@@ -398,6 +404,28 @@ func (pb *projBuilder) build(p *Projection, rs *pstruct, m marker) *Error {
 		p.Structs = append(p.Structs, ps.out)
 	}
 	return nil
+}
+
+// jsonMembers returns the members of top's JSON object kept in cur, a
+// struct inlined in top at the fields path (chain in indexes), or top
+// itself: each named field, and the members of the embedded structs it
+// inlines. A member that encoding/json gives to another field of top (one
+// not kept, shallower) is not top's to read.
+func jsonMembers(top, cur *pstruct, path []*Field, chain []int) []*JSONMember {
+	var out []*JSONMember
+	for _, i := range sortedKeys(cur.fields) {
+		f := cur.built[i]
+		p, c := append(slices.Clip(path), f), append(slices.Clip(chain), i)
+		switch pf := cur.fields[i]; {
+		case f.JSONName != "":
+			if got, ok := jsonFieldChain(top.st, f.JSONName); ok && slices.Equal(got, c) {
+				out = append(out, &JSONMember{Name: f.JSONName, Path: p})
+			}
+		case f.Embedded && pf.child != nil && !pf.whole:
+			out = append(out, jsonMembers(top, pf.child, p, c)...)
+		}
+	}
+	return out
 }
 
 func boolInt(b bool) int {
@@ -498,7 +526,11 @@ func upstreamType(t types.Type, depth int) (*Type, error) {
 			if ty.Under, err = upstreamType(under, depth+1); err != nil {
 				return nil, err
 			}
-		case *types.Struct, *types.Interface:
+		case *types.Struct:
+			if !ty.DeepCopy && !ty.Plain {
+				return nil, fmt.Errorf("%s has no DeepCopyInto: keep fields of it rather than all of it", typeName(u))
+			}
+		case *types.Interface:
 		default:
 			return nil, fmt.Errorf("type %s is not supported in a projection", u)
 		}

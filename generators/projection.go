@@ -52,6 +52,17 @@ type Struct struct {
 	Generated bool
 	// Fields are the kept fields, in the upstream struct's order.
 	Fields []*Field
+	// JSON are the members of the struct's JSON object that decoders
+	// read, with those of embedded structs whose fields are inlined.
+	JSON []*JSONMember
+}
+
+// JSONMember is a member of a struct's JSON object that a projection
+// reads: its name, and the field it is decoded into, reached through the
+// embedded structs whose fields JSON inlines (Path's last is the field).
+type JSONMember struct {
+	Name string
+	Path []*Field
 }
 
 // Field is one kept field of a Struct.
