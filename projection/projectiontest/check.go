@@ -162,13 +162,13 @@ func Agree(t testing.TB, b []byte, werr, gerr error, values func() (want, got an
 	t.Helper()
 	switch {
 	case werr == nil && gerr != nil:
-		t.Errorf("the projected decoder refused what the full one took: %v\ninput: %q", gerr, b)
+		t.Errorf("the projected decoder refused what the full one took: %v\ninput: %.400q", gerr, b)
 	case werr != nil && gerr != nil && werr.Error() != gerr.Error():
-		t.Errorf("the projected decoder's error is not the full one's:\n got %v\nwant %v\ninput: %q", gerr, werr, b)
+		t.Errorf("the projected decoder's error is not the full one's:\n got %v\nwant %v\ninput: %.400q", gerr, werr, b)
 	case werr == nil:
 		want, got := values()
 		if path := diff(reflect.ValueOf(want), reflect.ValueOf(got), "$"); path != "" {
-			t.Errorf("projected decode differs from the full decode projected, at %s\ninput: %q", path, b)
+			t.Errorf("projected decode differs from the full decode projected, at %s\ninput: %.400q", path, b)
 		}
 	}
 	return werr == nil
@@ -197,6 +197,9 @@ func diff(a, b reflect.Value, path string) string {
 		return diff(a.Elem(), b.Elem(), path)
 	case reflect.Struct:
 		for i := range a.NumField() {
+			if !a.Type().Field(i).IsExported() {
+				continue // compared with the struct, below
+			}
 			if p := diff(a.Field(i), b.Field(i), path+"."+a.Type().Field(i).Name); p != "" {
 				return p
 			}
