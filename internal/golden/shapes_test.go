@@ -45,8 +45,9 @@ func deploymentPod(ns string, i int, node string) *corev1.Pod {
 		}
 		return corev1.Container{
 			Name: cname, Image: image, Args: []string{"--config=/etc/app/config.yaml", "--listen=:" + fmt.Sprint(port)},
-			Ports: []corev1.ContainerPort{{Name: "http", ContainerPort: port, Protocol: corev1.ProtocolTCP}, {Name: "metrics", ContainerPort: 9090, Protocol: corev1.ProtocolTCP}},
-			Env:   env,
+			Ports: []corev1.ContainerPort{{Name: cname + "-http", ContainerPort: port, Protocol: corev1.ProtocolTCP},
+				{Name: cname + "-metrics", ContainerPort: port + 1000, Protocol: corev1.ProtocolTCP}},
+			Env: env,
 			Resources: corev1.ResourceRequirements{
 				Limits:   corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m"), corev1.ResourceMemory: resource.MustParse("512Mi")},
 				Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("128Mi")},
@@ -87,6 +88,16 @@ func deploymentPod(ns string, i int, node string) *corev1.Pod {
 			Volumes: []corev1.Volume{
 				{Name: "config", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: "web-config"}}}},
 				{Name: "cache", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+				{Name: "kube-api-access-x7k2p", VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{
+					Sources: []corev1.VolumeProjection{
+						{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{ExpirationSeconds: new(int64(3607)), Path: "token"}},
+						{ConfigMap: &corev1.ConfigMapProjection{LocalObjectReference: corev1.LocalObjectReference{Name: "kube-root-ca.crt"},
+							Items: []corev1.KeyToPath{{Key: "ca.crt", Path: "ca.crt"}}}},
+						{DownwardAPI: &corev1.DownwardAPIProjection{Items: []corev1.DownwardAPIVolumeFile{
+							{Path: "namespace", FieldRef: &corev1.ObjectFieldSelector{APIVersion: "v1", FieldPath: "metadata.namespace"}}}}},
+					},
+					DefaultMode: new(int32(420)),
+				}}},
 			},
 			RestartPolicy: corev1.RestartPolicyAlways, TerminationGracePeriodSeconds: new(int64(30)), DNSPolicy: corev1.DNSClusterFirst,
 			ServiceAccountName: "web", NodeName: node, SecurityContext: &corev1.PodSecurityContext{RunAsNonRoot: new(true)},
