@@ -110,16 +110,12 @@ func TestKeepErrors(t *testing.T) {
 		{"spec", ErrorTypeInvalid, "spec"},
 	}
 	files := map[string]string{"api/v1/types.go": keepAPI}
-	type want struct {
-		file, line, at string
-		typ            ErrorType
-	}
-	var wants []want
+	var want []wantErr
 	for i, c := range cases {
 		// Each case is a projection of its own name, in a package of its own.
 		f := fmt.Sprintf("views%02d/views.go", i)
 		files[f] = keepAlias(fmt.Sprintf("Slim%02d", i), "+syncer-gen:keep=.spec.nodeName", "+syncer-gen:keep="+c.keep)
-		wants = append(wants, want{f, "+syncer-gen:keep=" + c.keep, c.at, c.typ})
+		want = append(want, wantErr{f, "+syncer-gen:keep=" + c.keep, c.at, c.typ})
 	}
 	// .status.phase is inside .status, kept before it.
 	files["inside/views.go"] = keepAlias("Inside", "+syncer-gen:keep=.status", "+syncer-gen:keep=.status.phase")
@@ -130,54 +126,12 @@ func TestKeepErrors(t *testing.T) {
 	// A projection named Thing beside the full syncer of Thing.
 	files["named/views.go"] = keepAlias("Thing", "+syncer-gen:keep=.spec.nodeName")
 	files["named/full.go"] = "package views\n\nimport v1 \"example.com/m/api/v1\"\n\n// +syncer-gen\ntype Full = v1.Thing\n"
-	wants = append(wants,
-		want{"inside/views.go", "keep=.status.phase", ".status.phase", ErrorTypeDuplicate},
-		want{"index/views.go", "index=.status.phase", ".status.phase", ErrorTypeInvalid},
-		want{"clash/views.go", "+syncer-gen:keep=.a.x", "+", ErrorTypeDuplicate},
-		want{"named/views.go", "+syncer-gen:keep=.spec.nodeName", "+", ErrorTypeDuplicate})
-	dir := testmodule.Write(t, files)
-	_, err := Build(Config{Patterns: []string{"./..."}, OutputPkg: "example.com/m/out", Dir: dir})
-	var list ErrorList
-	if !errors.As(err, &list) {
-		t.Fatalf("Build: %v, want an ErrorList", err)
-	}
-	got := map[string]bool{}
-	for _, e := range list {
-		rel, _ := filepath.Rel(dir, e.Pos.Filename)
-		got[fmt.Sprintf("%s:%d:%d %s", filepath.ToSlash(rel), e.Pos.Line, e.Pos.Column, e.Type)] = true
-	}
-	for _, w := range wants {
-		p := position(t, files[w.file], w.line, w.at)
-		k := fmt.Sprintf("%s:%d:%d %s", w.file, p[0], p[1], w.typ)
-		if !got[k] {
-			t.Errorf("missing error %s", k)
-		}
-		delete(got, k)
-	}
-	for k := range got {
-		t.Errorf("unexpected error %s", k)
-	}
-	if t.Failed() {
-		t.Logf("all errors:\n%v", list)
-	}
-}
-
-// position returns the line and column, in src, of at in the last line
-// that ends with line.
-func position(t *testing.T, src, line, at string) [2]int {
-	t.Helper()
-	lines := strings.Split(src, "\n")
-	n := -1
-	for i, l := range lines { // the last line ending so: a repeated path's error is at the repeat
-		if strings.HasSuffix(l, line) {
-			n = i
-		}
-	}
-	if n < 0 {
-		t.Fatalf("no line with %q", line)
-	}
-	start := strings.Index(lines[n], line)
-	return [2]int{n + 1, start + strings.Index(lines[n][start:], at) + 1}
+	want = append(want,
+		wantErr{"inside/views.go", "keep=.status.phase", ".status.phase", ErrorTypeDuplicate},
+		wantErr{"index/views.go", "index=.status.phase", ".status.phase", ErrorTypeInvalid},
+		wantErr{"clash/views.go", "+syncer-gen:keep=.a.x", "+", ErrorTypeDuplicate},
+		wantErr{"named/views.go", "+syncer-gen:keep=.spec.nodeName", "+", ErrorTypeDuplicate})
+	buildErrors(t, files, want)
 }
 
 // A misspelt field gets the nearest JSON name at its level.

@@ -235,43 +235,29 @@ func (d *JSONReader) Bool() bool {
 
 // Int reads an integer that fits in bits bits; 0 for null. A fraction or
 // an exponent is an error, as in encoding/json.
-func (d *JSONReader) Int(bits int) int64 {
-	v, ok := d.scalar("0")
-	if !ok {
-		return 0
-	}
-	n, err := parseInt(v, bits)
-	if err != nil {
-		d.fail(err)
-	}
-	return n
-}
+func (d *JSONReader) Int(bits int) int64 { return number(d, bits, parseInt) }
 
 // Uint reads an unsigned integer that fits in bits bits; 0 for null.
-func (d *JSONReader) Uint(bits int) uint64 {
-	v, ok := d.scalar("0")
-	if !ok {
-		return 0
-	}
-	n, err := parseUint(v, bits)
-	if err != nil {
-		d.fail(err)
-	}
-	return n
-}
+func (d *JSONReader) Uint(bits int) uint64 { return number(d, bits, parseUint) }
 
 // Float reads a number as a float of bits bits; 0 for null. One out of
 // range is an error, as in encoding/json.
 func (d *JSONReader) Float(bits int) float64 {
+	return number(d, bits, func(v []byte, bits int) (float64, error) { return strconv.ParseFloat(string(v), bits) })
+}
+
+// number reads a number with parse; 0 for null.
+func number[T any](d *JSONReader, bits int, parse func([]byte, int) (T, error)) T {
+	var n T
 	v, ok := d.scalar("0")
 	if !ok {
-		return 0
+		return n
 	}
-	f, err := strconv.ParseFloat(string(v), bits)
+	n, err := parse(v, bits)
 	if err != nil {
 		d.fail(err)
 	}
-	return f
+	return n
 }
 
 // Value decodes the next value into v, a pointer, with sigs.k8s.io/json as

@@ -102,39 +102,27 @@ func (r *ProtoReader) CopyBytes(dst []byte) []byte {
 func (r *ProtoReader) String() string { return string(r.Bytes()) }
 
 // Varint returns the value of a varint field (bool and integers).
-func (r *ProtoReader) Varint() uint64 {
-	if !r.want(protowire.VarintType) {
-		return 0
-	}
-	v, n := protowire.ConsumeVarint(r.b)
-	if n < 0 {
-		r.fail(protowire.ParseError(n))
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
+func (r *ProtoReader) Varint() uint64 { return r.scalar(protowire.VarintType, protowire.ConsumeVarint) }
 
 // Fixed64 returns the value of a fixed64 field (a double).
 func (r *ProtoReader) Fixed64() uint64 {
-	if !r.want(protowire.Fixed64Type) {
-		return 0
-	}
-	v, n := protowire.ConsumeFixed64(r.b)
-	if n < 0 {
-		r.fail(protowire.ParseError(n))
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
+	return r.scalar(protowire.Fixed64Type, protowire.ConsumeFixed64)
 }
 
 // Fixed32 returns the value of a fixed32 field (a float).
 func (r *ProtoReader) Fixed32() uint32 {
-	if !r.want(protowire.Fixed32Type) {
+	return uint32(r.scalar(protowire.Fixed32Type, func(b []byte) (uint64, int) {
+		v, n := protowire.ConsumeFixed32(b)
+		return uint64(v), n
+	}))
+}
+
+// scalar reads a value of wire type typ with consume.
+func (r *ProtoReader) scalar(typ protowire.Type, consume func([]byte) (uint64, int)) uint64 {
+	if !r.want(typ) {
 		return 0
 	}
-	v, n := protowire.ConsumeFixed32(r.b)
+	v, n := consume(r.b)
 	if n < 0 {
 		r.fail(protowire.ParseError(n))
 		return 0
@@ -181,86 +169,62 @@ type Integer interface {
 // AppendVarints appends the values of a repeated integer field to s:
 // one value, or all of a packed field.
 func AppendVarints[T Integer](r *ProtoReader, s []T) []T {
-	if r.err == nil && r.typ == protowire.BytesType {
-		b := r.Bytes()
-		for len(b) > 0 {
-			v, n := protowire.ConsumeVarint(b)
-			if n < 0 {
-				r.fail(protowire.ParseError(n))
-				return s
-			}
-			s, b = append(s, T(v)), b[n:]
-		}
-		return s
-	}
-	v := r.Varint()
-	if r.err != nil {
-		return s
-	}
-	return append(s, T(v))
+	return appendRepeated(r, s, protowire.VarintType, func(b []byte) (T, int) {
+		v, n := protowire.ConsumeVarint(b)
+		return T(v), n
+	})
 }
 
 // AppendBools appends the values of a repeated bool field to s.
 func AppendBools[T ~bool](r *ProtoReader, s []T) []T {
-	if r.err == nil && r.typ == protowire.BytesType {
-		b := r.Bytes()
-		for len(b) > 0 {
-			v, n := protowire.ConsumeVarint(b)
-			if n < 0 {
-				r.fail(protowire.ParseError(n))
-				return s
-			}
-			s, b = append(s, v != 0), b[n:]
-		}
-		return s
-	}
-	v := r.Varint()
-	if r.err != nil {
-		return s
-	}
-	return append(s, v != 0)
+	return appendRepeated(r, s, protowire.VarintType, func(b []byte) (T, int) {
+		v, n := protowire.ConsumeVarint(b)
+		return v != 0, n
+	})
 }
 
 // AppendFloat64s appends the values of a repeated double field to s.
 func AppendFloat64s[T ~float64](r *ProtoReader, s []T) []T {
-	if r.err == nil && r.typ == protowire.BytesType {
-		b := r.Bytes()
-		for len(b) > 0 {
-			v, n := protowire.ConsumeFixed64(b)
-			if n < 0 {
-				r.fail(protowire.ParseError(n))
-				return s
-			}
-			s, b = append(s, T(math.Float64frombits(v))), b[n:]
-		}
-		return s
-	}
-	v := r.Fixed64()
-	if r.err != nil {
-		return s
-	}
-	return append(s, T(math.Float64frombits(v)))
+	return appendRepeated(r, s, protowire.Fixed64Type, func(b []byte) (T, int) {
+		v, n := protowire.ConsumeFixed64(b)
+		return T(math.Float64frombits(v)), n
+	})
 }
 
 // AppendFloat32s appends the values of a repeated float field to s.
 func AppendFloat32s[T ~float32](r *ProtoReader, s []T) []T {
-	if r.err == nil && r.typ == protowire.BytesType {
-		b := r.Bytes()
-		for len(b) > 0 {
-			v, n := protowire.ConsumeFixed32(b)
+	return appendRepeated(r, s, protowire.Fixed32Type, func(b []byte) (T, int) {
+		v, n := protowire.ConsumeFixed32(b)
+		return T(math.Float32frombits(v)), n
+	})
+}
+
+// appendRepeated appends to s the values of a repeated field whose
+// elements are of wire type typ, read by consume: one value, or all of a
+// packed field (length-delimited), as the generated code of the built-in
+// APIs takes either.
+func appendRepeated[T any](r *ProtoReader, s []T, typ protowire.Type, consume func([]byte) (T, int)) []T {
+	if r.err == nil && r.typ == protowire.BytesType { // packed
+		for b := r.Bytes(); len(b) > 0; {
+			v, n := consume(b)
 			if n < 0 {
 				r.fail(protowire.ParseError(n))
 				return s
 			}
-			s, b = append(s, T(math.Float32frombits(v))), b[n:]
+			s, b = append(s, v), b[n:]
 		}
 		return s
 	}
-	v := r.Fixed32()
-	if r.err != nil {
+	if !r.want(typ) {
 		return s
 	}
-	return append(s, T(math.Float32frombits(v)))
+	v, n := consume(r.b)
+	if n < 0 {
+		r.fail(protowire.ParseError(n))
+		return s
+	}
+	r.b = r.b[n:]
+	return append(s, v)
 }
 
 // entry reads a map entry, a message of key = 1 and value = 2, both

@@ -310,3 +310,12 @@ func ExampleProtoReader() {
 	fmt.Println(decodePSC(&m, b), *m.RunAsUser, *m.FSGroupChangePolicy)
 	// Output: <nil> 1000 OnRootMismatch
 }
+
+// A repeated varint cut off after its tag is an error, not an empty read.
+func TestRepeatedVarintCutOff(t *testing.T) {
+	r := NewProtoReader(protowire.AppendTag(nil, 4, protowire.VarintType))
+	r.Next()
+	if s := AppendVarints(&r, []int64(nil)); s != nil || r.Err() == nil {
+		t.Errorf("got %v, %v; want nothing and an error", s, r.Err())
+	}
+}

@@ -57,25 +57,15 @@ func jsonFile(f *jen.File, _ *generators.Package, r *generators.Resource) {
 // jsonStructs returns the structs whose JSON objects the projection reads
 // with a function of their own (not inlined), in the order of p.Structs.
 func jsonStructs(p *generators.Projection) []*generators.Struct {
-	reached := map[*generators.Struct]bool{p.Root: true}
-	var walk func(s *generators.Struct)
-	walk = func(s *generators.Struct) {
+	return reached(p, func(s *generators.Struct) []*generators.Field {
+		var out []*generators.Field
 		for _, mb := range s.JSON {
-			fl := mb.Path[len(mb.Path)-1]
-			if c := structOf(fl.Type); c != nil && !fl.JSONQuoted && !reached[c] {
-				reached[c] = true
-				walk(c)
+			if fl := mb.Path[len(mb.Path)-1]; !fl.JSONQuoted {
+				out = append(out, fl)
 			}
 		}
-	}
-	walk(p.Root)
-	var out []*generators.Struct
-	for _, s := range p.Structs {
-		if reached[s] {
-			out = append(out, s)
-		}
-	}
-	return out
+		return out
+	})
 }
 
 // jsonField returns the statements that read a member's value of type t

@@ -69,12 +69,26 @@ func protobufFile(f *jen.File, _ *generators.Package, r *generators.Resource) {
 // projection reads: those reached from the root through fields on the
 // wire, in the order of p.Structs.
 func protobufStructs(p *generators.Projection) []*generators.Struct {
-	reached := map[*generators.Struct]bool{p.Root: true}
+	return reached(p, func(s *generators.Struct) []*generators.Field {
+		var out []*generators.Field
+		for _, fl := range s.Fields {
+			if fl.Proto != nil {
+				out = append(out, fl)
+			}
+		}
+		return out
+	})
+}
+
+// reached returns the structs reached from p's root through the fields
+// that next returns of each, in the order of p.Structs.
+func reached(p *generators.Projection, next func(*generators.Struct) []*generators.Field) []*generators.Struct {
+	seen := map[*generators.Struct]bool{p.Root: true}
 	var walk func(s *generators.Struct)
 	walk = func(s *generators.Struct) {
-		for _, fl := range s.Fields {
-			if c := structOf(fl.Type); fl.Proto != nil && c != nil && !reached[c] {
-				reached[c] = true
+		for _, fl := range next(s) {
+			if c := structOf(fl.Type); c != nil && !seen[c] {
+				seen[c] = true
 				walk(c)
 			}
 		}
@@ -82,7 +96,7 @@ func protobufStructs(p *generators.Projection) []*generators.Struct {
 	walk(p.Root)
 	var out []*generators.Struct
 	for _, s := range p.Structs {
-		if reached[s] {
+		if seen[s] {
 			out = append(out, s)
 		}
 	}

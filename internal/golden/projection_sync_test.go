@@ -27,6 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 )
 
 // The full syncers the projections are compared with.
@@ -261,15 +262,8 @@ func TestProjectedPodSyncerRestartsWarm(t *testing.T) {
 	podWrites(t, cs, ns, pods, 10) // while the syncer is down
 	srv.RestartAPIServer(t)
 
-	var gets atomic.Int64
-	cfg := srv.Config()
-	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
-		return roundTrip(func(r *http.Request) (*http.Response, error) {
-			if r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/pods/") {
-				gets.Add(1)
-			}
-			return rt.RoundTrip(r)
-		})
+	cfg, gets := counting(srv, func(r *http.Request) bool {
+		return r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/pods/")
 	})
 	second, err := corev1syncers.NewNodePodSyncer(cfg, runtime.WithNamespace(ns), runtime.WithSnapshot(path))
 	if err != nil {
@@ -300,6 +294,21 @@ func TestProjectedPodSyncerRestartsWarm(t *testing.T) {
 	}
 	start(t, full)
 	converge(t, podVersions(t, cs, ns), full.Store(), second.Syncer.Store(), corev1syncers.NodePodFrom)
+}
+
+// counting returns a config of srv that counts the requests match takes.
+func counting(srv *testbed.Server, match func(*http.Request) bool) (*rest.Config, *atomic.Int64) {
+	var n atomic.Int64
+	cfg := srv.Config()
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return roundTrip(func(r *http.Request) (*http.Response, error) {
+			if match(r) {
+				n.Add(1)
+			}
+			return rt.RoundTrip(r)
+		})
+	})
+	return cfg, &n
 }
 
 type roundTrip func(*http.Request) (*http.Response, error)
@@ -424,16 +433,7 @@ func TestProjectedGadgetSyncer(t *testing.T) {
 		patch(i, fmt.Sprintf(`{"status":{"phase":"down%d"}}`, i))
 	}
 	srv.RestartAPIServer(t)
-	var fetches atomic.Int64
-	cfg := srv.Config()
-	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
-		return roundTrip(func(r *http.Request) (*http.Response, error) {
-			if strings.Contains(r.URL.RawQuery, "metadata.name") {
-				fetches.Add(1)
-			}
-			return rt.RoundTrip(r)
-		})
-	})
+	cfg, fetches := counting(srv, func(r *http.Request) bool { return strings.Contains(r.URL.RawQuery, "metadata.name") })
 	again, err := thingsv1syncers.NewGadgetSummarySyncer(cfg, append(opts, runtime.WithSnapshot(path))...)
 	if err != nil {
 		t.Fatal(err)

@@ -40,35 +40,14 @@ type ProjectedJSON[P any] interface {
 // new(corev1.PodList) and new(NodePodList)), item by item.
 func Protobuf[U, P any, PU FullProtobuf[U], PP ProjectedProtobuf[P]](t *testing.T, from func(PU) PP, fullList, list any) {
 	t.Helper()
-	f, rnd := Filler(1), rand.New(rand.NewSource(1))
-	for range objects {
-		full := PU(new(U))
-		f.Fill(full)
-		b, err := full.Marshal()
-		if err != nil {
-			t.Fatalf("marshalling a random %T: %v", full, err)
-		}
-		if !checkProtobuf(t, from, b) {
-			t.Fatalf("the full decoder refused what its own Marshal wrote: %x", b)
-		}
-		for _, v := range ProtobufVariants(b, rnd) {
-			checkProtobuf(t, from, v)
-		}
-		if t.Failed() {
-			return
-		}
-	}
-	for range objects / 10 {
-		fl := reflect.New(reflect.TypeOf(fullList).Elem())
-		f.Fill(fl.Interface())
-		b, err := fl.Interface().(interface{ Marshal() ([]byte, error) }).Marshal()
-		if err != nil {
-			t.Fatalf("marshalling a random %T: %v", fullList, err)
-		}
-		checkList(t, b, from, fullList, list, func(b []byte, v any) error {
-			return v.(interface{ Unmarshal([]byte) error }).Unmarshal(b)
+	eachObject(t, 1, func(full PU) ([]byte, error) { return full.Marshal() }, ProtobufVariants,
+		func(t *testing.T, b []byte) bool { return checkProtobuf(t, from, b) })
+	eachList(t, 1, fullList, func(l any) ([]byte, error) { return l.(interface{ Marshal() ([]byte, error) }).Marshal() },
+		func(t *testing.T, b []byte) {
+			checkList(t, b, from, fullList, list, func(b []byte, v any) error {
+				return v.(interface{ Unmarshal([]byte) error }).Unmarshal(b)
+			})
 		})
-	}
 }
 
 // checkProtobuf checks one message; it returns whether the full decoder took it.
@@ -88,33 +67,11 @@ func checkProtobuf[U, P any, PU FullProtobuf[U], PP ProjectedProtobuf[P]](t *tes
 // apimachinery's JSON serializer does (which calls UnmarshalJSON per item).
 func JSON[U, P any, PU interface{ *U }, PP ProjectedJSON[P]](t *testing.T, from func(PU) PP, fullList, list any) {
 	t.Helper()
-	f, rnd := Filler(2), rand.New(rand.NewSource(2))
-	for range objects {
-		full := PU(new(U))
-		f.Fill(full)
-		b, err := json.Marshal(full)
-		if err != nil {
-			continue // a value JSON cannot carry, such as a RawExtension of random bytes
-		}
-		if !checkJSON(t, from, b) {
-			t.Fatalf("sigs.k8s.io/json refused what encoding/json wrote: %s", b)
-		}
-		for _, v := range JSONVariants(b, rnd) {
-			checkJSON(t, from, v)
-		}
-		if t.Failed() {
-			return
-		}
-	}
-	for range objects / 10 {
-		fl := reflect.New(reflect.TypeOf(fullList).Elem())
-		f.Fill(fl.Interface())
-		b, err := json.Marshal(fl.Interface())
-		if err != nil {
-			continue
-		}
+	eachObject(t, 2, func(full PU) ([]byte, error) { return json.Marshal(full) }, JSONVariants,
+		func(t *testing.T, b []byte) bool { return checkJSON(t, from, b) })
+	eachList(t, 2, fullList, func(l any) ([]byte, error) { return json.Marshal(l) }, func(t *testing.T, b []byte) {
 		checkList(t, b, from, fullList, list, kjson.UnmarshalCaseSensitivePreserveInts)
-	}
+	})
 }
 
 func checkJSON[U, P any, PU interface{ *U }, PP ProjectedJSON[P]](t *testing.T, from func(PU) PP, b []byte) bool {
@@ -124,6 +81,46 @@ func checkJSON[U, P any, PU interface{ *U }, PP ProjectedJSON[P]](t *testing.T, 
 	got := PP(new(P))
 	gerr := got.UnmarshalJSON(b)
 	return Agree(t, b, werr, gerr, func() (any, any) { return from(want), got })
+}
+
+// eachObject checks the encodings of random objects of U (filled from
+// seed), and variants of them: the full decoder must take each object's
+// encoding. An object the encoding cannot carry (in JSON, a RawExtension of
+// random bytes) is passed over.
+func eachObject[U any, PU interface{ *U }](t *testing.T, seed int64, encode func(PU) ([]byte, error),
+	variants func([]byte, *rand.Rand) [][]byte, check func(*testing.T, []byte) bool) {
+	t.Helper()
+	f, rnd := Filler(seed), rand.New(rand.NewSource(seed))
+	for range objects {
+		full := PU(new(U))
+		f.Fill(full)
+		b, err := encode(full)
+		if err != nil {
+			continue
+		}
+		if !check(t, b) {
+			t.Fatalf("the full decoder refused what its own encoder wrote: %.400q", b)
+		}
+		for _, v := range variants(b, rnd) {
+			check(t, v)
+		}
+		if t.Failed() {
+			return
+		}
+	}
+}
+
+// eachList checks the encodings of random lists of fullList's type.
+func eachList(t *testing.T, seed int64, fullList any, encode func(any) ([]byte, error), check func(*testing.T, []byte)) {
+	t.Helper()
+	f := Filler(seed)
+	for range objects / 10 {
+		fl := reflect.New(reflect.TypeOf(fullList).Elem()).Interface()
+		f.Fill(fl)
+		if b, err := encode(fl); err == nil {
+			check(t, b)
+		}
+	}
 }
 
 // checkList decodes the list b into fullList's type and list's with decode:
