@@ -101,31 +101,34 @@ func (b *builder) resolve() []*Resource {
 	}
 	slices.Sort(keys)
 	var out []*Resource
-	var todo []pendingIndexes
+	var todo []pendingPaths
 	for _, k := range keys {
 		s := b.sel[k]
 		if r, pending := b.resource(s); r != nil {
 			out = append(out, r)
-			if len(pending) > 0 {
-				todo = append(todo, pendingIndexes{r, s, pending})
+			if len(pending) > 0 || len(s.ms.keeps) > 0 {
+				todo = append(todo, pendingPaths{r, s, pending})
 			}
 		}
 	}
-	b.resolveIndexes(todo)
+	b.resolvePaths(todo)
 	return out
 }
 
-// pendingIndexes are the indexes of a resource whose field paths are yet
-// to be walked through the type, and the markers that declared them.
-type pendingIndexes struct {
+// pendingPaths are the field paths of a resource's index and keep markers,
+// yet to be walked through the type, and the markers that declared the
+// indexes.
+type pendingPaths struct {
 	r       *Resource
 	s       *selection
 	markers map[*Index]marker
 }
 
-// resolveIndexes type-checks the packages that declare indexes and walks
-// each index's field path through its type.
-func (b *builder) resolveIndexes(todo []pendingIndexes) {
+// resolvePaths type-checks the packages that declare indexes or keep
+// markers and walks each field path through its type: the kept paths
+// first, into the resource's Projection, then each index's, which must
+// be kept by the projection.
+func (b *builder) resolvePaths(todo []pendingPaths) {
 	if len(todo) == 0 {
 		return
 	}
@@ -133,6 +136,11 @@ func (b *builder) resolveIndexes(todo []pendingIndexes) {
 	for _, t := range todo {
 		if !slices.Contains(paths, t.s.declPkg.path) {
 			paths = append(paths, t.s.declPkg.path)
+		}
+		// A projection reads the list type too, which the declaring
+		// package's view of the API package may not hold.
+		if len(t.s.ms.keeps) > 0 && !slices.Contains(paths, t.s.target.path) {
+			paths = append(paths, t.s.target.path)
 		}
 	}
 	list, err := packages.Load(&packages.Config{Mode: packages.NeedName | packages.NeedTypes, Dir: b.cfg.Dir}, paths...)
@@ -159,10 +167,22 @@ func (b *builder) resolveIndexes(todo []pendingIndexes) {
 			b.fail(errorf(t.s.pos, ErrorTypeNotFound, "+"+markerName, "type %s not found when type-checking %s", t.s.declName, t.s.declPkg.path))
 			continue
 		}
+		typ := types.Unalias(obj.Type())
+		if len(t.s.ms.keeps) > 0 {
+			p, errs := resolveProjection(t.r, t.s.ms.keeps, typ, scopes[t.s.target.path])
+			b.failAll(errs)
+			if p == nil {
+				continue
+			}
+			t.r.Projection = p
+		}
 		var ok []*Index
 		for _, ix := range t.r.Indexes {
 			m := t.markers[ix]
-			steps, format, named, e := resolveFieldPath(types.Unalias(obj.Type()), ix.Path, m.valuePos, m.name())
+			steps, format, named, e := resolveFieldPath(typ, ix.Path, m.valuePos, m.name())
+			if e == nil && t.r.Projection != nil {
+				steps, e = t.r.Projection.indexSteps(steps, ix.Path, m.valuePos, m.name())
+			}
 			if e != nil {
 				b.fail(e)
 				continue
@@ -199,8 +219,9 @@ func (b *builder) model(resources []*Resource) *Model {
 	}
 	slices.SortFunc(m.Packages, func(x, y *Package) int { return cmp.Compare(x.Dir, y.Dir) })
 	for _, p := range m.Packages {
-		slices.SortFunc(p.Resources, func(x, y *Resource) int { return cmp.Compare(x.Kind, y.Kind) })
+		slices.SortFunc(p.Resources, func(x, y *Resource) int { return cmp.Or(cmp.Compare(x.Kind, y.Kind), cmp.Compare(x.Name, y.Name)) })
 		slices.Sort(p.Sources)
+		b.checkNames(p)
 	}
 	return m
 }

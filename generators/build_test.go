@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -27,8 +26,8 @@ func apiFile(pkg string, body ...string) string {
 
 const groupDoc = "// +groupName=test.example.com\npackage v1\n"
 
-// wantErr is an error expected on the first line of file that contains
-// line, at the column where at starts in that line.
+// wantErr is an error expected on the last line of file that contains
+// line, at the column where at starts in that line (after line's start).
 type wantErr struct {
 	file, line, at string
 	typ            ErrorType
@@ -110,6 +109,13 @@ func TestBuildErrors(t *testing.T) {
 		apiFile("v1", apiType("// +genclient\n// +syncer-gen:index(node)=.spec.nodeName\n// +syncer-gen:plural=thingies", "Thing", false),
 			apiType("// +genclient\n// +genclient:noVerbs", "Quiet", false)))
 
+	buildErrors(t, files, want)
+}
+
+// buildErrors builds the packages of files in a new module and checks
+// that the errors are exactly want.
+func buildErrors(t *testing.T, files map[string]string, want []wantErr) {
+	t.Helper()
 	dir := testmodule.Write(t, files)
 	_, err := Build(Config{Patterns: []string{"./..."}, OutputPkg: "example.com/m/out", Dir: dir})
 	var list ErrorList
@@ -126,14 +132,18 @@ func TestBuildErrors(t *testing.T) {
 		got[fmt.Sprintf("%s:%d:%d %s", filepath.ToSlash(rel), e.Pos.Line, e.Pos.Column, e.Type)] = true
 	}
 	for _, w := range want {
-		src := files[w.file]
-		lines := strings.Split(src, "\n")
-		n := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, w.line) })
+		lines := strings.Split(files[w.file], "\n")
+		n := -1
+		for i, l := range lines { // the last: a marker given twice is at fault the second time
+			if strings.Contains(l, w.line) {
+				n = i
+			}
+		}
 		if n < 0 {
 			t.Fatalf("%s has no line with %q", w.file, w.line)
 		}
-		col := strings.Index(lines[n][strings.Index(lines[n], w.line):], w.at) + strings.Index(lines[n], w.line) + 1
-		k := fmt.Sprintf("%s:%d:%d %s", w.file, n+1, col, w.typ)
+		start := strings.Index(lines[n], w.line)
+		k := fmt.Sprintf("%s:%d:%d %s", w.file, n+1, start+strings.Index(lines[n][start:], w.at)+1, w.typ)
 		if !got[k] {
 			t.Errorf("missing error %s", k)
 		}

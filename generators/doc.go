@@ -3,8 +3,10 @@
 // golang.org/x/tools/go/packages, parsing only the files that can hold
 // markers; parses +syncer-gen markers with k8s.io/gengo's codetags grammar
 // and reads the +genclient and +groupName markers of k8s.io/code-generator;
-// and walks index field paths through the types with go/types, loading
-// types only for the packages that declare indexes.
+// and walks the field paths of index and keep markers through the types
+// with go/types, loading types only for the packages that declare them. A
+// type's keep markers make its Resource a Projection: the generated type
+// with only the kept fields, and what its decoders need to read them.
 //
 // Every problem is an *Error with a position and an ErrorType, and Build
 // returns all of them at once as an ErrorList, so that a user fixes a run's

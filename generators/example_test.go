@@ -20,12 +20,17 @@ func ExampleBuild() {
 	for _, p := range m.Packages {
 		fmt.Printf("%s (group %q):\n", p.ImportPath, p.Group)
 		for _, r := range p.Resources {
-			fmt.Printf("  %s: %s, namespaced=%v, strip=%v, %d indexes\n", r.Kind, r.Resource, r.Namespaced, r.StripManagedFields, len(r.Indexes))
+			name := r.Kind
+			if pr := r.Projection; pr != nil {
+				name = fmt.Sprintf("%s (a projection of %s keeping %d paths, protobuf=%v)", r.Name, r.Kind, len(pr.Keeps), pr.Protobuf)
+			}
+			fmt.Printf("  %s: %s, namespaced=%v, strip=%v, %d indexes\n", name, r.Resource, r.Namespaced, r.StripManagedFields, len(r.Indexes))
 		}
 	}
 	// Output:
 	// example.com/syncers/core/v1 (group ""):
 	//   ConfigMap: configmaps, namespaced=true, strip=false, 1 indexes
+	//   NodePod (a projection of Pod keeping 8 paths, protobuf=true): pods, namespaced=true, strip=false, 1 indexes
 	// example.com/syncers/fleet/v1 (group "fleet.golden.example.com"):
 	//   Cactus: cacti, namespaced=false, strip=false, 0 indexes
 	//   Crate: crates, namespaced=true, strip=false, 1 indexes
@@ -34,4 +39,5 @@ func ExampleBuild() {
 	// example.com/syncers/things/v1 (group "things.golden.example.com"):
 	//   Datum: data, namespaced=false, strip=false, 0 indexes
 	//   Gadget: gadgets, namespaced=true, strip=true, 13 indexes
+	//   GadgetSummary (a projection of Gadget keeping 7 paths, protobuf=false): gadgets, namespaced=true, strip=false, 1 indexes
 }

@@ -10,21 +10,22 @@ import (
 	"unicode"
 )
 
-// segment is one ".name" or ".name[key]" of a field path, and where it starts
-// in the path text.
+// segment is one ".name", ".name[key]" or ".name[*]" of a field path, and
+// where it starts in the path text.
 type segment struct {
 	name   string
 	key    string
 	hasKey bool
 	filter *filter // [?(...)]: the elements of a list that pass it
+	each   bool    // [*]: every element of the list name is
 	offset int
 }
 
 // parseFieldPath parses a field path in the JSON names of an API type:
 // ".spec.nodeName", ".metadata.labels[app]",
-// ".metadata.labels['app.kubernetes.io/name']". A segment through a slice
-// reaches every element, or those a filter keeps (see filter.go). It
-// returns the offset in path of any error.
+// ".metadata.labels['app.kubernetes.io/name']", ".spec.containers[*].image".
+// A segment through a slice reaches every element, [*] or not, or those a
+// filter keeps (see filter.go). It returns the offset in path of any error.
 func parseFieldPath(path string) ([]segment, int, error) {
 	var segs []segment
 	i := 0
@@ -41,7 +42,10 @@ func parseFieldPath(path string) ([]segment, int, error) {
 			return nil, start, fmt.Errorf("expected a field name after \".\"")
 		}
 		seg := segment{name: path[start:i], offset: start - 1}
-		if i < len(path) && path[i] == '[' {
+		if strings.HasPrefix(path[i:], "[*]") {
+			seg.each = true
+			i += len("[*]")
+		} else if i < len(path) && path[i] == '[' {
 			if strings.HasPrefix(path[i:], "[?") {
 				f, next, err := parseFilter(path, i)
 				if err != nil {
@@ -106,6 +110,10 @@ func resolveFieldPath(t types.Type, path string, pos token.Position, marker stri
 		}
 		steps = append(steps, fieldSteps...)
 		cur = ft
+		if seg.each && !isList(cur) {
+			return nil, 0, false, errorf(at(pos, seg.offset), ErrorTypeInvalid, marker,
+				"%s: [*] needs a list, and %s is a %s", pathUpTo(segs, i+1), seg.name, typeName(cur))
+		}
 		if seg.filter != nil {
 			var e *Error
 			if cur, e = resolveFilter(cur, seg, pathUpTo(segs, i+1), &steps, pos, marker); e != nil {
@@ -240,6 +248,20 @@ func jsonTag(f *types.Var, tag string) (name string, inline bool) {
 	return name, false
 }
 
+// isList tells whether t is a slice, or a pointer to one.
+func isList(t types.Type) bool {
+	for {
+		switch u := t.Underlying().(type) {
+		case *types.Pointer:
+			t = u.Elem()
+		case *types.Slice:
+			return true
+		default:
+			return false
+		}
+	}
+}
+
 func isString(t types.Type) bool {
 	b, ok := t.Underlying().(*types.Basic)
 	return ok && b.Info()&types.IsString != 0
@@ -255,6 +277,9 @@ func pathUpTo(segs []segment, n int) string {
 		}
 		if s.hasKey {
 			b.WriteString("[" + s.key + "]")
+		}
+		if s.each {
+			b.WriteString("[*]")
 		}
 	}
 	return b.String()

@@ -81,6 +81,7 @@ func TestResolveFieldPath(t *testing.T) {
 		{".spec.count", []Step{field("Spec"), field("Count"), ptr}, FormatInt, false},
 		{".spec.ok", []Step{field("Spec"), field("Ok")}, FormatBool, false},
 		{".spec.ports.name", []Step{field("Spec"), field("Ports"), each, field("Name")}, FormatString, false},
+		{".spec.ports[*].name", []Step{field("Spec"), field("Ports"), each, field("Name")}, FormatString, false},
 		{".spec.ref.name", []Step{field("Spec"), field("Ref"), ptr, field("Name")}, FormatString, false},
 		{".spec.extra[k]", []Step{field("Spec"), field("Extra"), ptr, key("k")}, FormatString, false},
 		{".spec.NoTag", []Step{field("Spec"), field("NoTag")}, FormatString, false},
@@ -123,6 +124,9 @@ func TestResolveFieldPathErrors(t *testing.T) {
 		{".spec.nodeName[x]", ErrorTypeInvalid, 15},
 		{".spec.weights[x]", ErrorTypeInvalid, 15},
 		{".spec.raw", ErrorTypeInvalid, 15},
+		{".spec.ref[*].name", ErrorTypeInvalid, 15},
+		{".metadata.labels[*]", ErrorTypeInvalid, 19},
+		{".spec.ports[*", ErrorTypeInvalid, 21},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
@@ -138,7 +142,7 @@ func TestResolveFieldPathErrors(t *testing.T) {
 }
 
 func FuzzParseFieldPath(f *testing.F) {
-	for _, s := range []string{".spec.nodeName", ".metadata.labels['a/b']", ".a[b].c", "[", ".", ""} {
+	for _, s := range []string{".spec.nodeName", ".metadata.labels['a/b']", ".a[b].c", ".a[*].b", "[", ".", ""} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, path string) {

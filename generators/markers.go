@@ -16,6 +16,7 @@ const (
 	markerName = "syncer-gen"
 
 	keyIndex       = "index"
+	keyKeep        = "keep"
 	keyPlural      = "plural"
 	keyStripFields = "stripManagedFields"
 	keyScope       = "scope"
@@ -50,6 +51,7 @@ var keys = map[string]keySpec{
 	keyPlural:      {where: onType, value: requiredValue, expected: "+syncer-gen:plural=<lowercase plural resource name>, e.g. plural=endpoints"},
 	keyScope:       {where: onType, value: requiredValue, expected: "+syncer-gen:scope=Cluster or +syncer-gen:scope=Namespaced"},
 	keyIndex:       {where: onType, value: requiredValue, takesArg: true, expected: "+syncer-gen:index[(<name>)]=<field path>, e.g. index(nodeName)=.spec.nodeName or index(app)=.metadata.labels[app]"},
+	keyKeep:        {where: onType, value: requiredValue, expected: "+syncer-gen:keep=<field path>, one per line, e.g. keep=.spec.nodeName or keep=.spec.containers[*].image"},
 }
 
 // knownKeys lists the keys for error messages.
@@ -186,6 +188,7 @@ type markers struct {
 	plural       *marker
 	scope        *marker
 	indexes      []marker
+	keeps        []marker
 	pos          token.Position // first marker
 	foundMarkers bool
 }
@@ -217,6 +220,10 @@ func readMarkers(lines []commentLine, where placement, errs *ErrorList) markers 
 				continue
 			}
 			*slot = &m
+			continue
+		}
+		if m.key == keyKeep {
+			ms.keeps = append(ms.keeps, m)
 			continue
 		}
 		ms.indexes = append(ms.indexes, m)

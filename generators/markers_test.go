@@ -164,7 +164,7 @@ func FuzzParseMarker(f *testing.F) {
 			}
 			return
 		}
-		if ok && m.key == keyIndex {
+		if ok && (m.key == keyIndex || m.key == keyKeep) {
 			_, _, _ = parseFieldPath(m.value)
 			_ = defaultIndexName(m.value)
 		}

@@ -28,7 +28,7 @@ type Package struct {
 	ImportPath string
 	// Group and Version are the API group ("" for core) and version.
 	Group, Version string
-	// Resources are the package's syncers, sorted by Kind.
+	// Resources are the package's syncers, sorted by Kind, then Name.
 	Resources []*Resource
 	// Sources are the import paths of the packages whose markers selected
 	// its resources, sorted: what the package is generated from.
@@ -37,8 +37,15 @@ type Package struct {
 
 // Resource is one syncer: a Go API type bound to its REST resource.
 type Resource struct {
-	// Kind is the object kind, which is also the Go type name, e.g. "Pod".
+	// Kind is the object kind, which is also the API type's Go name, e.g. "Pod".
 	Kind string
+	// Name is the Go name of the objects the syncer keeps, which the
+	// generated names start with (NameSyncer, NameStore...): the Kind, or
+	// the projected type's name.
+	Name string
+	// Projection, when set, makes the syncer keep a generated type with
+	// only the fields that +syncer-gen:keep markers name.
+	Projection *Projection
 	// ListKind is the name of the list type, e.g. "PodList".
 	ListKind string
 	// TypePkg is the import path of the Go API package, e.g. "k8s.io/api/core/v1".
@@ -71,7 +78,8 @@ type Index struct {
 	Method string
 	// Path is the field path as written, e.g. ".spec.nodeName".
 	Path string
-	// Steps walk from the object to the indexed values.
+	// Steps walk from the object to the indexed values (of the projected
+	// type, for a projection).
 	Steps []Step
 	// Format turns a value reached by Steps into its index string.
 	Format Format

@@ -71,7 +71,7 @@ func (b *builder) resource(s *selection) (*Resource, map[*Index]marker) {
 	resourceName, errs := resourceNameOf(s.name, up, s.ms)
 	b.failAll(errs)
 	r := &Resource{
-		Kind: s.name, ListKind: s.name + "List", TypePkg: s.target.path,
+		Kind: s.name, Name: s.name, ListKind: s.name + "List", TypePkg: s.target.path,
 		Group: group, Version: version,
 		Resource:           resourceName,
 		Namespaced:         namespaced,
@@ -82,6 +82,9 @@ func (b *builder) resource(s *selection) (*Resource, map[*Index]marker) {
 	}
 	if m := s.ms.strip; m != nil {
 		r.StripManagedFields = m.boolValue()
+	}
+	if p := s.projection(); p != "" {
+		r.Name = p
 	}
 	pending := b.indexes(r, s.ms.indexes)
 	return r, pending

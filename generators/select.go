@@ -26,13 +26,30 @@ type selection struct {
 	ms       markers
 	strip    bool // +syncer-gen:stripManagedFields on declPkg
 	explicit bool // chosen by a marker on the type itself, not in bulk
+	alias    bool // chosen through an alias, declName
 	by       string
 	pos      token.Position
 }
 
+// projection returns the name of the projected type that s's keep
+// markers ask for: the alias's, or <Kind>View; "" without keep markers.
+func (s *selection) projection() string {
+	switch {
+	case len(s.ms.keeps) == 0:
+		return ""
+	case s.alias:
+		return s.declName
+	}
+	return s.name + "View"
+}
+
 // add records s, letting a type's own markers win over a bulk selection.
+// A projection of a type is a selection of its own, beside the type's.
 func (b *builder) add(s *selection) {
 	k := s.target.path + "." + s.name
+	if p := s.projection(); p != "" {
+		k += " as " + p
+	}
 	old, ok := b.sel[k]
 	switch {
 	case !ok, !old.explicit && s.explicit:
@@ -78,8 +95,11 @@ func (b *builder) selectFromMarkers() {
 			default:
 				continue
 			}
-			if td.spec.Assign != token.NoPos && !b.followAlias(s, p, td) {
-				continue
+			if td.spec.Assign != token.NoPos {
+				if !b.followAlias(s, p, td) {
+					continue
+				}
+				s.alias = true
 			}
 			b.add(s)
 		}

@@ -9,6 +9,15 @@
 //	<kind>_driver.go   the Driver that feeds a Syncer in unit tests, without a server (driver.go)
 //	doc.go             the package documentation (docfile.go)
 //
+// and for a projection (+syncer-gen:keep), whose <name> is the projected
+// type's rather than the kind:
+//
+//	<name>_projection.go       the projected type, its list, deep copies, <Name>From (projection.go)
+//	<name>_protobuf.go         its protobuf decoder, for types that have protobuf (protobuf.go)
+//	<name>_json.go             its JSON decoder (json.go)
+//	<name>_projection_test.go  the proof of its decoders against the full ones (projectiontest.go)
+//
 // The generated code is thin: typed names and bindings over
-// github.com/syncer-gen/syncer-gen/runtime, which does the work.
+// github.com/syncer-gen/syncer-gen/runtime, which does the work; a
+// projection's decoders call github.com/syncer-gen/syncer-gen/projection.
 package templates

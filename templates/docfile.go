@@ -12,7 +12,7 @@ import (
 func docFile(f *jen.File, p *generators.Package) {
 	kinds := make([]string, len(p.Resources))
 	for i, r := range p.Resources {
-		kinds[i] = r.Kind
+		kinds[i] = r.Name
 	}
 	group := p.Group
 	if group == "" {

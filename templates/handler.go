@@ -7,9 +7,9 @@ import (
 
 // handlerFile renders a resource's typed handler and its funcs adapter.
 func handlerFile(f *jen.File, _ *generators.Package, r *generators.Resource) {
-	doc(f, "%sHandler receives the events of a %sSyncer: OnResyncStarted, OnAdd,\nOnUpdate, OnDelete, OnSync and OnError, one call at a time on a goroutine of its own; see runtime.Handler.", r.Kind, r.Kind)
-	f.Type().Id(r.Kind+"Handler").Op("=").Qual(runtimePkg, "Handler").Types(obj(r))
+	doc(f, "%sHandler receives the events of a %sSyncer: OnResyncStarted, OnAdd,\nOnUpdate, OnDelete, OnSync and OnError, one call at a time on a goroutine of its own; see runtime.Handler.", r.Name, r.Name)
+	f.Type().Id(r.Name+"Handler").Op("=").Qual(runtimePkg, "Handler").Types(obj(r))
 	f.Line()
-	doc(f, "%sHandlerFuncs adapts functions to %sHandler; nil functions are skipped.", r.Kind, r.Kind)
-	f.Type().Id(r.Kind+"HandlerFuncs").Op("=").Qual(runtimePkg, "HandlerFuncs").Types(obj(r))
+	doc(f, "%sHandlerFuncs adapts functions to %sHandler; nil functions are skipped.", r.Name, r.Name)
+	f.Type().Id(r.Name+"HandlerFuncs").Op("=").Qual(runtimePkg, "HandlerFuncs").Types(obj(r))
 }

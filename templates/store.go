@@ -13,7 +13,7 @@ import (
 // storeFile renders a resource's typed store: a lookup method and an index
 // function per marker-declared index.
 func storeFile(f *jen.File, _ *generators.Package, r *generators.Resource) {
-	k := r.Kind
+	k := r.Name
 	doc(f, "%sStore is a %sSyncer's local copy of %s, safe for concurrent readers.\nObjects it returns are shared: do not modify them.", k, k, r.Resource)
 	f.Type().Id(k + "Store").Struct(jen.Op("*").Qual(runtimePkg, "Store").Types(obj(r)))
 	for _, ix := range r.Indexes {
@@ -44,7 +44,7 @@ func verb(ix *generators.Index) string {
 
 // indexFunc names the function that computes an index's values.
 func indexFunc(r *generators.Resource, ix *generators.Index) string {
-	return lowerFirst(r.Kind) + upperFirst(ix.Name) + "Index"
+	return lowerFirst(r.Name) + upperFirst(ix.Name) + "Index"
 }
 
 func upperFirst(s string) string {

@@ -10,7 +10,7 @@ import (
 
 // syncerFile renders the resource binding, the typed Syncer and its constructor.
 func syncerFile(f *jen.File, _ *generators.Package, r *generators.Resource) {
-	k := r.Kind
+	k := r.Name
 	doc(f, "%sResource binds a syncer to %s.", k, describe(r))
 	f.Var().Id(k+"Resource").Op("=").Qual(runtimePkg, "Resource").Values(
 		jen.Line().Id("Group").Op(":").Lit(r.Group),
@@ -19,12 +19,16 @@ func syncerFile(f *jen.File, _ *generators.Package, r *generators.Resource) {
 		jen.Line().Id("Kind").Op(":").Lit(r.Kind),
 		jen.Line().Id("Namespaced").Op(":").Lit(r.Namespaced),
 		jen.Line().Id("NewList").Op(":").Func().Params().Qual(kruntimePkg, "Object").Block(
-			jen.Return(jen.Op("&").Qual(r.TypePkg, r.ListKind).Values()),
+			jen.Return(jen.Op("&").Add(listType(r)).Values()),
 		),
 		jen.Line(),
 	)
 	f.Line()
-	doc(f, "%sSyncer keeps a typed local copy of %s in sync with an API server.\nAdd handlers with AddHandler, then call Run; see runtime.Syncer.", k, r.Resource)
+	what := r.Resource
+	if r.Projection != nil {
+		what += ", projected to " + r.Name + ","
+	}
+	doc(f, "%sSyncer keeps a typed local copy of %s in sync with an API server.\nAdd handlers with AddHandler, then call Run; see runtime.Syncer.", k, what)
 	f.Type().Id(k + "Syncer").Struct(jen.Op("*").Qual(runtimePkg, "Syncer").Types(obj(r)))
 	f.Line()
 	doc(f, "New%sSyncer returns a %sSyncer that talks to the server of cfg.%s", k, k, defaultsDoc(r))

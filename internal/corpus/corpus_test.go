@@ -155,6 +155,7 @@ func TestCorpus(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkAgainstUpstream(t, syncers, crds, clients)
+	projections(t, dir, bin)
 	t.Logf("%d syncers checked against %d CRD versions and %d typed clients in %s", len(syncers), len(crds), len(clients), time.Since(started).Round(time.Millisecond))
 }
 
@@ -202,6 +203,75 @@ func checkAgainstUpstream(t *testing.T, syncers []syncer, crds map[gvk]binding, 
 	for _, m := range missing {
 		t.Errorf("upstream has %s, syncer-gen generated no syncer for it", m)
 	}
+}
+
+// views are projections (+syncer-gen:keep) of corpus types: a custom
+// resource (cert-manager's Certificate, JSON), one whose kept paths run
+// through structs that JSON inlines (gateway-api's HTTPRoute: spec's
+// CommonRouteSpec, a backend reference's BackendObjectReference), and a
+// built-in type (Pod, protobuf).
+const views = `package views
+
+import (
+	certmanagerv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
+	corev1 "k8s.io/api/core/v1"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// +syncer-gen
+// +syncer-gen:keep=.spec.secretName
+// +syncer-gen:keep=.spec.dnsNames
+// +syncer-gen:keep=.spec.issuerRef.name
+// +syncer-gen:keep=.status.conditions
+// +syncer-gen:keep=.status.notAfter
+// +syncer-gen:index(secret)=.spec.secretName
+type CertificateView = certmanagerv1.Certificate
+
+// +syncer-gen
+// +syncer-gen:keep=.spec.parentRefs
+// +syncer-gen:keep=.spec.hostnames
+// +syncer-gen:keep=.spec.rules[*].backendRefs[*].name
+// +syncer-gen:keep=.spec.rules[*].backendRefs[*].port
+// +syncer-gen:keep=.status.parents
+// +syncer-gen:index(backend)=.spec.rules.backendRefs.name
+type RouteView = gatewayv1.HTTPRoute
+
+// +syncer-gen
+// +syncer-gen:keep=.metadata.labels
+// +syncer-gen:keep=.metadata.ownerReferences
+// +syncer-gen:keep=.spec.nodeName
+// +syncer-gen:keep=.spec.containers[*].name
+// +syncer-gen:keep=.spec.containers[*].image
+// +syncer-gen:keep=.status.phase
+// +syncer-gen:keep=.status.podIPs
+type NodePod = corev1.Pod
+`
+
+// projections generates the views into a folder of their own, builds and
+// vets them, and runs their generated tests: each projection's decoders
+// against the full ones, on random objects of the real types.
+func projections(t *testing.T, dir, bin string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(dir, "views"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "views", "views.go"), []byte(views), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "--output-dir", "viewsyncers", "./views")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
+		t.Fatalf("syncer-gen ./views: %v\n%s", err, out)
+	}
+	for _, f := range []string{"certmanager/v1/certificateview_protobuf.go", "gateway/v1/routeview_protobuf.go", "core/v1/nodepod_protobuf.go"} {
+		_, err := os.Stat(filepath.Join(dir, "viewsyncers", f))
+		if want := strings.HasPrefix(f, "core/"); (err == nil) != want {
+			t.Errorf("%s: exists %v, want %v (protobuf only for the built-in type)", f, err == nil, want)
+		}
+	}
+	goCmd(t, dir, "vet", "./viewsyncers/...")
+	out := goCmd(t, dir, "test", "-count=1", "./viewsyncers/...")
+	t.Logf("the projections' tests:\n%s", out)
 }
 
 func TestMain(m *testing.M) { os.Exit(m.Run()) }

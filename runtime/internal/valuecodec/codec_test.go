@@ -111,6 +111,30 @@ func TestFingerprintFollowsTheType(t *testing.T) {
 	}
 }
 
+// A change of a field's tag changes the fingerprint: a projected type's
+// ObjectMeta tag names the metadata fields it keeps, which its Go shape
+// does not show (the field is a metav1.ObjectMeta whatever it keeps).
+func TestFingerprintFollowsTheTags(t *testing.T) {
+	keepsLabels := func() reflect.Type {
+		type pod struct {
+			Meta struct{ Name, Labels string } `syncer-gen:"keep=name,labels"`
+		}
+		return reflect.TypeFor[pod]()
+	}()
+	keepsName := func() reflect.Type {
+		type pod struct {
+			Meta struct{ Name, Labels string } `syncer-gen:"keep=name"`
+		}
+		return reflect.TypeFor[pod]()
+	}()
+	if keepsLabels.String() != keepsName.String() {
+		t.Fatalf("the types are not named alike: %s, %s", keepsLabels, keepsName)
+	}
+	if Fingerprint(keepsLabels) == Fingerprint(keepsName) {
+		t.Error("two types that differ in a tag have the same fingerprint")
+	}
+}
+
 // Every prefix of an encoding, and every byte changed, is an error or a
 // value, never a panic.
 func TestDamagedInputIsAnError(t *testing.T) {

@@ -8,9 +8,11 @@ import (
 )
 
 // Fingerprint names the structure of t as the encoding depends on it: the
-// kinds, names and order of its fields, recursively. A value written for
-// one type must be read only where the fingerprint is the same: a field
-// added, removed, renamed, moved or retyped changes it.
+// kinds, names and order of its fields, recursively, and their tags, which
+// may say what a field holds (a projected type's metav1.ObjectMeta names
+// in its tag the metadata fields it keeps). A value written for one type
+// must be read only where the fingerprint is the same: a field added,
+// removed, renamed, moved, retyped or retagged changes it.
 func Fingerprint(t reflect.Type) string {
 	h := fnv.New64a()
 	describe(h, t, map[reflect.Type]int{})
@@ -41,7 +43,7 @@ func describe(w io.Writer, t reflect.Type, seen map[reflect.Type]int) {
 		}
 		fmt.Fprintf(w, "{%d ", t.NumField())
 		for i := range t.NumField() {
-			fmt.Fprintf(w, "%s ", t.Field(i).Name)
+			fmt.Fprintf(w, "%s %q ", t.Field(i).Name, t.Field(i).Tag)
 			describe(w, t.Field(i).Type, seen)
 		}
 		io.WriteString(w, "}")

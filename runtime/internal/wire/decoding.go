@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"encoding/json"
 	"reflect"
 
 	kruntime "k8s.io/apimachinery/pkg/runtime"
@@ -60,7 +61,8 @@ func (f fastDecoding) SupportedMediaTypes() []kruntime.SerializerInfo {
 			}
 		case kruntime.ContentTypeJSON:
 			info.Serializer = jsonObjectDecoder{Serializer: info.Serializer, gvk: f.gvk,
-				apiVersion: apiVersion, elemType: f.elemType}
+				apiVersion: apiVersion, elemType: f.elemType,
+				ownJSON: reflect.PointerTo(f.elemType).Implements(reflect.TypeFor[json.Unmarshaler]())}
 			if info.StreamSerializer != nil {
 				events = jsonWatchEventDecoder{Serializer: info.StreamSerializer.Serializer, gvk: f.eventGVK}
 			}

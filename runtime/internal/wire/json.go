@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bytes"
+	"encoding/json"
 	"reflect"
 	"unicode/utf8"
 
@@ -33,6 +34,11 @@ type jsonObjectDecoder struct {
 	gvk        *schema.GroupVersionKind
 	apiVersion string
 	elemType   reflect.Type
+	// ownJSON: *elemType has UnmarshalJSON, which is called straight:
+	// sigs.k8s.io/json would check the syntax of the whole object first,
+	// then call it, and the decoders syncer-gen generates for projected
+	// types check the syntax themselves as they read.
+	ownJSON bool
 }
 
 func (d jsonObjectDecoder) Decode(data []byte, defaults *schema.GroupVersionKind, into kruntime.Object) (kruntime.Object, *schema.GroupVersionKind, error) {
@@ -40,7 +46,13 @@ func (d jsonObjectDecoder) Decode(data []byte, defaults *schema.GroupVersionKind
 		obj := reflect.New(d.elemType).Interface()
 		// What the wrapped serializer calls for an object of a registered
 		// kind. On an error it is asked again, for its own error.
-		if err := kjson.UnmarshalCaseSensitivePreserveInts(data, obj); err == nil {
+		var err error
+		if d.ownJSON {
+			err = obj.(json.Unmarshaler).UnmarshalJSON(data)
+		} else {
+			err = kjson.UnmarshalCaseSensitivePreserveInts(data, obj)
+		}
+		if err == nil {
 			// The kind returned is shared, as objectDecoder's is.
 			return obj.(kruntime.Object), d.gvk, nil
 		}

@@ -570,3 +570,64 @@ func TestFastJSONAllocatesLessPerEvent(t *testing.T) {
 		t.Errorf("fast path: %d B per event, plain %d B: not an object's copy (%d B) less", fast, plain, len(raw))
 	}
 }
+
+// selfDecoding is a type with its own UnmarshalJSON, as a projected type
+// has: it decodes the name only, and counts its calls.
+type selfDecoding struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+}
+
+var selfDecodingCalls int
+
+func (o *selfDecoding) UnmarshalJSON(b []byte) error {
+	selfDecodingCalls++
+	var v struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+		Metadata   struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	o.APIVersion, o.Kind, o.Name = v.APIVersion, v.Kind, v.Metadata.Name
+	return nil
+}
+
+func (o *selfDecoding) DeepCopyObject() kruntime.Object { c := *o; return &c }
+
+type selfDecodingList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []selfDecoding `json:"items"`
+}
+
+func (l *selfDecodingList) DeepCopyObject() kruntime.Object { c := *l; return &c }
+
+// An object of a type with its own UnmarshalJSON is decoded by it, once,
+// straight (sigs.k8s.io/json would first check the syntax of the whole
+// object); what it refuses goes to the plain serializer, for its error.
+func TestJSONObjectOfATypeThatDecodesItself(t *testing.T) {
+	fast, _, calls := jsonCodecs(thingGV, "Thing", &selfDecoding{}, &selfDecodingList{})
+	objects, _ := jsonDecoders(t, fast)
+	selfDecodingCalls = 0
+	obj, err := kruntime.Decode(objects, []byte(`{"apiVersion":"test.example.com/v1","kind":"Thing","metadata":{"name":"a","labels":{"x":"y"}},"spec":{"n":1}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := obj.(*selfDecoding); o.Name != "a" || o.Labels != nil {
+		t.Errorf("decoded %+v, want the name only", o)
+	}
+	if selfDecodingCalls != 1 || *calls != 0 {
+		t.Errorf("UnmarshalJSON called %d times, the plain serializer %d; want once and never", selfDecodingCalls, *calls)
+	}
+	selfDecodingCalls = 0
+	if _, err := kruntime.Decode(objects, []byte(`{"apiVersion":"test.example.com/v1","kind":"Thing","metadata":{"name":5}}`)); err == nil {
+		t.Error("no error for a name that is a number")
+	}
+	if *calls != 1 {
+		t.Errorf("the plain serializer was asked %d times for its error, want once", *calls)
+	}
+}

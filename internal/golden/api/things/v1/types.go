@@ -34,7 +34,9 @@ type Gadget struct {
 	Status GadgetStatus `json:"status,omitempty"`
 }
 
-// GadgetSpec is the desired state of a Gadget.
+// GadgetSpec is the desired state of a Gadget. Past its first fields it
+// is shaped like a cert-manager Certificate's, so that a Gadget weighs what
+// a real custom resource does (the projection benchmarks read it).
 type GadgetSpec struct {
 	Owner     string     `json:"owner"`
 	Replicas  int32      `json:"replicas,omitempty"`
@@ -43,6 +45,54 @@ type GadgetSpec struct {
 	Tags      []string   `json:"tags,omitempty"`
 	Ports     []Port     `json:"ports,omitempty"`
 	ParentRef *ParentRef `json:"parentRef,omitempty"`
+
+	SecretName     string           `json:"secretName,omitempty"`
+	CommonName     string           `json:"commonName,omitempty"`
+	DNSNames       []string         `json:"dnsNames,omitempty"`
+	IPAddresses    []string         `json:"ipAddresses,omitempty"`
+	URIs           []string         `json:"uris,omitempty"`
+	EmailAddresses []string         `json:"emailAddresses,omitempty"`
+	IsCA           bool             `json:"isCA,omitempty"`
+	Usages         []string         `json:"usages,omitempty"`
+	Duration       *metav1.Duration `json:"duration,omitempty"`
+	RenewBefore    *metav1.Duration `json:"renewBefore,omitempty"`
+	IssuerRef      IssuerRef        `json:"issuerRef"`
+	Subject        *Subject         `json:"subject,omitempty"`
+	PrivateKey     *PrivateKey      `json:"privateKey,omitempty"`
+	SecretTemplate *SecretTemplate  `json:"secretTemplate,omitempty"`
+}
+
+// IssuerRef names what issues a Gadget's certificate.
+type IssuerRef struct {
+	Name  string `json:"name"`
+	Kind  string `json:"kind,omitempty"`
+	Group string `json:"group,omitempty"`
+}
+
+// Subject is the subject of a certificate.
+type Subject struct {
+	Organizations       []string `json:"organizations,omitempty"`
+	Countries           []string `json:"countries,omitempty"`
+	OrganizationalUnits []string `json:"organizationalUnits,omitempty"`
+	Localities          []string `json:"localities,omitempty"`
+	Provinces           []string `json:"provinces,omitempty"`
+	StreetAddresses     []string `json:"streetAddresses,omitempty"`
+	PostalCodes         []string `json:"postalCodes,omitempty"`
+	SerialNumber        string   `json:"serialNumber,omitempty"`
+}
+
+// PrivateKey is how a certificate's key is made.
+type PrivateKey struct {
+	RotationPolicy string `json:"rotationPolicy,omitempty"`
+	Encoding       string `json:"encoding,omitempty"`
+	Algorithm      string `json:"algorithm,omitempty"`
+	Size           int    `json:"size,omitempty"`
+}
+
+// SecretTemplate is what the certificate's Secret carries.
+type SecretTemplate struct {
+	Annotations map[string]string `json:"annotations,omitempty"`
+	Labels      map[string]string `json:"labels,omitempty"`
 }
 
 // Port is a named port.
@@ -60,6 +110,14 @@ type ParentRef struct {
 type GadgetStatus struct {
 	Phase Phase `json:"phase,omitempty"`
 	Ready bool  `json:"ready,omitempty"`
+
+	Conditions               []metav1.Condition `json:"conditions,omitempty"`
+	NotBefore                *metav1.Time       `json:"notBefore,omitempty"`
+	NotAfter                 *metav1.Time       `json:"notAfter,omitempty"`
+	RenewalTime              *metav1.Time       `json:"renewalTime,omitempty"`
+	Revision                 *int               `json:"revision,omitempty"`
+	NextPrivateKeySecretName *string            `json:"nextPrivateKeySecretName,omitempty"`
+	FailedIssuanceAttempts   *int               `json:"failedIssuanceAttempts,omitempty"`
 }
 
 // GadgetList is a list of Gadgets.

@@ -3,9 +3,12 @@
 /*
 Copyright The syncer-gen Authors.
 */
-// syncer-gen input: github.com/syncer-gen/syncer-gen/internal/golden/api/things/v1
+/*
+syncer-gen input: github.com/syncer-gen/syncer-gen/internal/golden/api/aliases
+syncer-gen input: github.com/syncer-gen/syncer-gen/internal/golden/api/things/v1
+*/
 
-// Package v1 has the syncers of API group things.golden.example.com, version v1: Datum, Gadget.
+// Package v1 has the syncers of API group things.golden.example.com, version v1: Datum, Gadget, GadgetSummary.
 //
 // Each syncer keeps a typed local copy of one resource in sync with an API server
 // and tells handlers what changed; New<Kind>Syncer makes one from a *rest.Config,

@@ -1,0 +1,678 @@
+package generators
+
+import (
+	"cmp"
+	"fmt"
+	"go/token"
+	"go/types"
+	"reflect"
+	"slices"
+	"strings"
+)
+
+// metav1Pkg is the package of TypeMeta, ObjectMeta and ListMeta.
+const metav1Pkg = "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// alwaysKept are the metadata fields a projection keeps without being
+// asked: what a syncer's store and its deletions need.
+var alwaysKept = []string{"Name", "Namespace", "UID", "ResourceVersion", "DeletionTimestamp"}
+
+// resolveProjection walks the keep markers' paths through t, the API
+// type of r, and returns the projection they make. Every path is checked
+// before any is kept: errors are returned all at once, and no projection.
+// The list type is looked up in apiScope, the API package's scope.
+func resolveProjection(r *Resource, keeps []marker, t types.Type, apiScope *types.Scope) (*Projection, ErrorList) {
+	root, ok := types.Unalias(t).(*types.Named)
+	if !ok || root.TypeArgs().Len() > 0 {
+		return nil, ErrorList{errorf(keeps[0].pos, ErrorTypeNotSupported, keeps[0].name(), "%s is not a named struct type", t)}
+	}
+	pb := &projBuilder{name: r.Name, kind: r.Kind, structs: map[*types.TypeName]*pstruct{}}
+	rs := pb.pstruct(root)
+	if rs.st == nil {
+		return nil, ErrorList{errorf(keeps[0].pos, ErrorTypeNotSupported, keeps[0].name(), "%s is not a struct type", typeName(root))}
+	}
+	meta, typeMeta := pb.metaFields(rs)
+	if meta < 0 {
+		return nil, ErrorList{errorf(keeps[0].pos, ErrorTypeNotSupported, keeps[0].name(),
+			"%s has no metav1.ObjectMeta as its metadata: a projection keeps it", typeName(root))}
+	}
+	var accepted []keptPath
+	for _, m := range keeps {
+		kp, err := pb.walk(rs, m)
+		if err == nil {
+			err = kp.coveredBy(accepted)
+		}
+		if err != nil {
+			pb.errs = append(pb.errs, err)
+			continue
+		}
+		accepted = append(accepted, kp)
+	}
+	if len(pb.errs) > 0 {
+		return nil, pb.errs
+	}
+	for _, kp := range accepted {
+		kp.apply(pb)
+	}
+	ms := pb.pstruct(rs.fieldType(meta).(*types.Named))
+	ms.meta = true
+	rs.field(meta).child = ms
+	for _, name := range alwaysKept {
+		if i := fieldIndex(ms.st, name); i >= 0 {
+			ms.field(i).whole = true
+		}
+	}
+	if typeMeta >= 0 {
+		ts := pb.pstruct(rs.fieldType(typeMeta).(*types.Named))
+		ts.meta = true
+		rs.field(typeMeta).child = ts
+		for i := range ts.st.NumFields() {
+			ts.field(i).whole = true
+		}
+	}
+	p := &Projection{Name: r.Name, Pos: keeps[0].pos}
+	for _, m := range keeps {
+		p.Keeps = append(p.Keeps, m.value)
+	}
+	if err := pb.build(p, rs, keeps[0]); err != nil {
+		return nil, ErrorList{err}
+	}
+	if apiScope == nil {
+		apiScope = root.Obj().Pkg().Scope()
+	}
+	if err := pb.list(p, apiScope, r.ListKind, keeps[0]); err != nil {
+		return nil, ErrorList{err}
+	}
+	p.Protobuf = hasMethod(root, "Unmarshal") && protobufCapable(p)
+	return p, nil
+}
+
+// projBuilder collects the kept fields of each upstream struct type.
+type projBuilder struct {
+	name, kind string
+	structs    map[*types.TypeName]*pstruct
+	order      []*pstruct
+	errs       ErrorList
+}
+
+// pstruct is an upstream struct type and the fields kept of it, on every
+// path that reaches it: a struct type met on several paths is generated
+// once, with the fields all of them keep.
+type pstruct struct {
+	named  *types.Named
+	st     *types.Struct
+	meta   bool // metav1.ObjectMeta or TypeMeta: kept as the upstream type
+	fields map[int]*pfield
+	out    *Struct
+	built  map[int]*Field // the Fields of out, by index in st
+}
+
+// pfield is a kept field: whole (its upstream type), or a struct of which
+// child keeps some fields. Whole wins where one path keeps a field whole
+// and another only part of it.
+type pfield struct {
+	whole bool
+	child *pstruct
+}
+
+func (pb *projBuilder) pstruct(n *types.Named) *pstruct {
+	if ps, ok := pb.structs[n.Obj()]; ok {
+		return ps
+	}
+	ps := &pstruct{named: n, fields: map[int]*pfield{}}
+	ps.st, _ = n.Underlying().(*types.Struct)
+	pb.structs[n.Obj()] = ps
+	pb.order = append(pb.order, ps)
+	return ps
+}
+
+func (ps *pstruct) field(i int) *pfield {
+	f, ok := ps.fields[i]
+	if !ok {
+		f = &pfield{}
+		ps.fields[i] = f
+	}
+	return f
+}
+
+func (ps *pstruct) fieldType(i int) types.Type { return types.Unalias(ps.st.Field(i).Type()) }
+
+// metaFields returns the indexes of the root's embedded metav1.ObjectMeta
+// (serialised as "metadata") and metav1.TypeMeta, -1 for one it lacks.
+func (pb *projBuilder) metaFields(rs *pstruct) (meta, typeMeta int) {
+	meta, typeMeta = -1, -1
+	for i := range rs.st.NumFields() {
+		f := rs.st.Field(i)
+		switch {
+		case isMetav1(f.Type(), "ObjectMeta") && jsonName(f, rs.st.Tag(i)) == "metadata":
+			meta = i
+		case isMetav1(f.Type(), "TypeMeta") && f.Embedded():
+			typeMeta = i
+		}
+	}
+	return meta, typeMeta
+}
+
+func isMetav1(t types.Type, name string) bool {
+	n, ok := types.Unalias(t).(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == metav1Pkg && n.Obj().Name() == name
+}
+
+// keptPath is one keep marker's path, walked through the types: the
+// fields it goes through, as (struct, field index) steps.
+type keptPath struct {
+	m     marker
+	steps []keptStep
+	ids   []string // the upstream Go names along the path, to compare paths
+}
+
+// keptStep keeps field index of ps: whole when child is nil, else the
+// fields of child that the rest of the path keeps.
+type keptStep struct {
+	ps    *pstruct
+	index int
+	child *types.Named
+}
+
+func (kp keptPath) apply(pb *projBuilder) {
+	for _, s := range kp.steps {
+		f := s.ps.field(s.index)
+		if s.child == nil {
+			f.whole = true
+			continue
+		}
+		f.child = pb.pstruct(s.child)
+	}
+}
+
+// coveredBy reports a path that repeats an earlier one, or lies inside
+// one (.status.phase and .status), or contains one.
+func (kp keptPath) coveredBy(earlier []keptPath) *Error {
+	for _, e := range earlier {
+		n := min(len(e.ids), len(kp.ids))
+		if !slices.Equal(e.ids[:n], kp.ids[:n]) {
+			continue
+		}
+		how := "repeats"
+		switch {
+		case len(e.ids) < len(kp.ids):
+			how = "is inside"
+		case len(e.ids) > len(kp.ids):
+			how = "contains"
+		}
+		return errorf(kp.m.valuePos, ErrorTypeDuplicate, kp.m.name(), "%s %s %s, kept at %s; keep each field once", kp.m.value, how, e.m.value, e.m.pos)
+	}
+	return nil
+}
+
+// walk resolves the path of m from rs, the API type's struct.
+func (pb *projBuilder) walk(rs *pstruct, m marker) (keptPath, *Error) {
+	kp := keptPath{m: m}
+	segs, off, err := parseFieldPath(m.value)
+	if err != nil {
+		return kp, errorf(at(m.valuePos, off), ErrorTypeInvalid, m.name(), "%v", err)
+	}
+	fail := func(i int, typ ErrorType, format string, args ...any) (keptPath, *Error) {
+		return kp, errorf(at(m.valuePos, segs[i].offset), typ, m.name(), "%s: %s", pathUpTo(segs, i+1), fmt.Sprintf(format, args...))
+	}
+	cur := rs
+	for i, seg := range segs {
+		last := i == len(segs)-1
+		refs, found := jsonFieldChain(cur.st, seg.name)
+		if !found {
+			names := jsonFieldNames(cur.st)
+			expected := "expected one of: " + strings.Join(names, ", ")
+			if near := closest(seg.name, names); near != "" {
+				expected = fmt.Sprintf("did you mean %q?", near)
+			}
+			return fail(i, ErrorTypeNotFound, "no field %q in %s; %s", seg.name, typeName(cur.named), expected)
+		}
+		for _, ref := range refs[:len(refs)-1] { // embedded structs whose fields are inlined
+			n, ok := types.Unalias(cur.st.Field(ref).Type()).(*types.Named)
+			if !ok {
+				return fail(i, ErrorTypeNotSupported, "reached through the embedded pointer %s, which a projection does not support", cur.st.Field(ref).Type())
+			}
+			kp.steps = append(kp.steps, keptStep{ps: cur, index: ref, child: n})
+			kp.ids = append(kp.ids, cur.st.Field(ref).Name())
+			cur = pb.pstruct(n)
+		}
+		idx := refs[len(refs)-1]
+		f := cur.st.Field(idx)
+		kp.ids = append(kp.ids, f.Name())
+		if cur == rs && isMetav1(f.Type(), "ObjectMeta") && i+2 < len(segs) {
+			return fail(i+2, ErrorTypeNotSupported, "metadata keeps its fields whole (it stays a metav1.ObjectMeta): write .metadata.%s", segs[i+1].name)
+		}
+		ft := types.Unalias(f.Type())
+		if seg.hasKey {
+			return fail(i, ErrorTypeNotSupported, "[%s] selects one key of a map; a projection keeps a map whole: write %s", seg.key, pathUpTo(segs[:i], i)+"."+seg.name)
+		}
+		if seg.each {
+			sl, ok := derefAll(ft).Underlying().(*types.Slice)
+			if !ok {
+				return fail(i, ErrorTypeInvalid, "[*] needs a list, and %s is a %s", seg.name, typeName(ft))
+			}
+			ft = types.Unalias(sl.Elem())
+		}
+		if last {
+			kp.steps = append(kp.steps, keptStep{ps: cur, index: idx})
+			return kp, nil
+		}
+		inner := derefAll(ft)
+		switch inner.Underlying().(type) {
+		case *types.Slice:
+			if seg.each {
+				return fail(i, ErrorTypeNotSupported, "%s is a list of lists, which a projection keeps whole: write %s", seg.name, pathUpTo(segs, i+1))
+			}
+			return fail(i, ErrorTypeInvalid, "%s is a list: write %s[*] to keep fields of its elements", seg.name, pathUpTo(segs, i+1))
+		case *types.Map:
+			return fail(i, ErrorTypeNotSupported, "%s is a map, which a projection keeps whole: write %s", seg.name, pathUpTo(segs, i+1))
+		case *types.Interface:
+			return fail(i, ErrorTypeNotSupported, "%s is an interface, whose fields are not known: keep %s whole", seg.name, pathUpTo(segs, i+1))
+		case *types.Struct:
+			n, named := inner.(*types.Named)
+			switch {
+			case !named:
+				return fail(i, ErrorTypeNotSupported, "%s is an anonymous struct, which a projection keeps whole: write %s", seg.name, pathUpTo(segs, i+1))
+			case ownJSON(n):
+				return fail(i, ErrorTypeNotSupported, "%s decodes its JSON its own way, so its fields cannot be picked: keep %s whole", typeName(n), pathUpTo(segs, i+1))
+			}
+			kp.steps = append(kp.steps, keptStep{ps: cur, index: idx, child: n})
+			cur = pb.pstruct(n)
+		default:
+			return fail(i, ErrorTypeNotFound, "%s has no fields; only the last field of a path may be a %s", typeName(inner), typeName(inner))
+		}
+	}
+	return kp, nil
+}
+
+// derefAll goes through pointers.
+func derefAll(t types.Type) types.Type {
+	for {
+		p, ok := types.Unalias(t).Underlying().(*types.Pointer)
+		if !ok {
+			return types.Unalias(t)
+		}
+		t = p.Elem()
+	}
+}
+
+// jsonFieldChain finds the field serialised as name in st, as
+// encoding/json does: the shallowest one, looking into embedded structs
+// whose fields are inlined. It returns the field indexes from st down.
+func jsonFieldChain(st *types.Struct, name string) ([]int, bool) {
+	type level struct {
+		st    *types.Struct
+		chain []int
+	}
+	cur := []level{{st: st}}
+	for depth := 0; len(cur) > 0 && depth < maxTypeHops; depth++ {
+		var found [][]int
+		var next []level
+		for _, l := range cur {
+			for i := range l.st.NumFields() {
+				f := l.st.Field(i)
+				if !f.Exported() && !f.Embedded() {
+					continue
+				}
+				n, inline := jsonTag(f, l.st.Tag(i))
+				chain := append(slices.Clip(l.chain), i)
+				if inline {
+					if inner, ok := derefAll(f.Type()).Underlying().(*types.Struct); ok {
+						next = append(next, level{inner, chain})
+					}
+					continue
+				}
+				if n == name && f.Exported() {
+					found = append(found, chain)
+				}
+			}
+		}
+		if len(found) == 1 {
+			return found[0], true
+		}
+		if len(found) > 1 {
+			return nil, false // encoding/json ignores a name two fields at one depth have
+		}
+		cur = next
+	}
+	return nil, false
+}
+
+// jsonName returns the JSON member name of a field, "" for one inlined or left out.
+func jsonName(f *types.Var, tag string) string {
+	n, inline := jsonTag(f, tag)
+	if inline {
+		return ""
+	}
+	return n
+}
+
+func fieldIndex(st *types.Struct, goName string) int {
+	for i := range st.NumFields() {
+		if st.Field(i).Name() == goName {
+			return i
+		}
+	}
+	return -1
+}
+
+// build makes the Structs of p from the kept fields reachable from rs.
+func (pb *projBuilder) build(p *Projection, rs *pstruct, m marker) *Error {
+	var reached []*pstruct
+	var reach func(ps *pstruct)
+	reach = func(ps *pstruct) {
+		if ps.out != nil {
+			return
+		}
+		ps.out = &Struct{Upstream: typeNameOf(ps.named), Generated: !ps.meta}
+		reached = append(reached, ps)
+		for _, i := range sortedKeys(ps.fields) {
+			if f := ps.fields[i]; !f.whole && f.child != nil {
+				reach(f.child)
+			}
+		}
+	}
+	reach(rs)
+	names := map[string]*pstruct{}
+	for _, ps := range reached {
+		ps.out.Name = pb.structName(ps, ps == rs)
+		if other, dup := names[ps.out.Name]; dup {
+			return errorf(m.pos, ErrorTypeDuplicate, m.name(), "the projection would generate two structs named %s, for %s and %s; name the projection otherwise",
+				ps.out.Name, typeName(other.named), typeName(ps.named))
+		}
+		names[ps.out.Name] = ps
+	}
+	for _, ps := range reached {
+		ps.built = map[int]*Field{}
+		for _, i := range sortedKeys(ps.fields) {
+			f, err := pb.field(ps, i, m)
+			if err != nil {
+				return err
+			}
+			ps.out.Fields = append(ps.out.Fields, f)
+			ps.built[i] = f
+		}
+	}
+	for _, ps := range reached {
+		ps.out.JSON = jsonMembers(ps, ps, nil, nil)
+	}
+	p.Root = rs.out
+	slices.SortStableFunc(reached[1:], func(x, y *pstruct) int {
+		return cmp.Or(cmp.Compare(boolInt(x.meta), boolInt(y.meta)), cmp.Compare(x.out.Name, y.out.Name))
+	})
+	for _, ps := range reached {
+		p.Structs = append(p.Structs, ps.out)
+	}
+	return nil
+}
+
+// jsonMembers returns the members of top's JSON object kept in cur, a
+// struct inlined in top at the fields path (chain in indexes), or top
+// itself: each named field, and the members of the embedded structs it
+// inlines. A member that encoding/json gives to another field of top (one
+// not kept, shallower) is not top's to read.
+func jsonMembers(top, cur *pstruct, path []*Field, chain []int) []*JSONMember {
+	var out []*JSONMember
+	for _, i := range sortedKeys(cur.fields) {
+		f := cur.built[i]
+		p, c := append(slices.Clip(path), f), append(slices.Clip(chain), i)
+		switch pf := cur.fields[i]; {
+		case f.JSONName != "":
+			if got, ok := jsonFieldChain(top.st, f.JSONName); ok && slices.Equal(got, c) {
+				out = append(out, &JSONMember{Name: f.JSONName, Path: p})
+			}
+		case f.Embedded && pf.child != nil && !pf.whole:
+			out = append(out, jsonMembers(top, pf.child, p, c)...)
+		}
+	}
+	return out
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func sortedKeys[V any](m map[int]V) []int {
+	ks := make([]int, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+// structName names the generated struct of ps: the projection's name for
+// the root, else the projection's name and the upstream struct's without
+// the kind in front (PodSpec -> NodePodSpec, Container -> NodePodContainer).
+func (pb *projBuilder) structName(ps *pstruct, root bool) string {
+	if root {
+		return pb.name
+	}
+	n := ps.named.Obj().Name()
+	if rest, ok := strings.CutPrefix(n, pb.kind); ok && rest != "" {
+		n = rest
+	}
+	return pb.name + n
+}
+
+func typeNameOf(n *types.Named) TypeName {
+	return TypeName{Pkg: n.Obj().Pkg().Path(), Name: n.Obj().Name()}
+}
+
+// field returns the kept field i of ps.
+func (pb *projBuilder) field(ps *pstruct, i int, m marker) (*Field, *Error) {
+	v, tag := ps.st.Field(i), ps.st.Tag(i)
+	pf := ps.fields[i]
+	f := &Field{GoName: v.Name(), UpstreamName: v.Name(), Embedded: v.Embedded(), Tag: tag, JSONName: jsonName(v, tag)}
+	f.JSONQuoted = slices.Contains(strings.Split(reflect.StructTag(tag).Get("json"), ",")[1:], "string")
+	f.Proto = protoTag(tag)
+	var err error
+	if pf.whole || pf.child == nil {
+		f.Type, err = upstreamType(v.Type(), 0)
+	} else {
+		f.Type, err = projectedType(v.Type(), pf.child)
+		if f.Embedded && pf.child.out.Generated {
+			f.GoName = pf.child.out.Name
+		}
+	}
+	if err != nil {
+		return nil, errorf(m.pos, ErrorTypeNotSupported, m.name(), "%s.%s: %v", typeName(ps.named), v.Name(), err)
+	}
+	return f, nil
+}
+
+// projectedType returns t, the type of a field kept in part, with the
+// struct of child in place of its upstream struct: through pointers and
+// slices, named slices losing their name.
+func projectedType(t types.Type, child *pstruct) (*Type, error) {
+	t = types.Unalias(t)
+	if n, ok := t.(*types.Named); ok && n.Obj() == child.named.Obj() {
+		return &Type{Kind: TypeStruct, Struct: child.out}, nil
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Pointer:
+		e, err := projectedType(u.Elem(), child)
+		return &Type{Kind: TypePointer, Elem: e}, err
+	case *types.Slice:
+		e, err := projectedType(u.Elem(), child)
+		return &Type{Kind: TypeSlice, Elem: e}, err
+	}
+	return nil, fmt.Errorf("%s does not lead to %s", t, child.named)
+}
+
+// upstreamType describes t, kept as it is.
+func upstreamType(t types.Type, depth int) (*Type, error) {
+	if depth > maxTypeHops {
+		return nil, fmt.Errorf("type %s nests too deep", t)
+	}
+	t = types.Unalias(t)
+	switch u := t.(type) {
+	case *types.Basic:
+		return &Type{Kind: TypeUpstream, Name: u.Name(), Basic: u.Name(), Plain: true}, nil
+	case *types.Named:
+		if u.TypeArgs().Len() > 0 || u.Obj().Pkg() == nil {
+			return nil, fmt.Errorf("type %s is not supported in a projection", u)
+		}
+		ty := &Type{Kind: TypeUpstream, Pkg: u.Obj().Pkg().Path(), Name: u.Obj().Name(),
+			OwnJSON: ownJSON(u), Protobuf: hasMethod(u, "Unmarshal"), DeepCopy: hasMethod(u, "DeepCopyInto"), Plain: plain(u, 0)}
+		switch under := u.Underlying().(type) {
+		case *types.Basic:
+			ty.Basic = under.Name()
+		case *types.Slice, *types.Map, *types.Pointer:
+			var err error
+			if ty.Under, err = upstreamType(under, depth+1); err != nil {
+				return nil, err
+			}
+		case *types.Struct:
+			if !ty.DeepCopy && !ty.Plain {
+				return nil, fmt.Errorf("%s has no DeepCopyInto: keep fields of it rather than all of it", typeName(u))
+			}
+		case *types.Interface:
+		default:
+			return nil, fmt.Errorf("type %s is not supported in a projection", u)
+		}
+		return ty, nil
+	case *types.Pointer:
+		e, err := upstreamType(u.Elem(), depth+1)
+		return &Type{Kind: TypePointer, Elem: e}, err
+	case *types.Slice:
+		e, err := upstreamType(u.Elem(), depth+1)
+		return &Type{Kind: TypeSlice, Elem: e}, err
+	case *types.Map:
+		k, err := upstreamType(u.Key(), depth+1)
+		if err != nil {
+			return nil, err
+		}
+		e, err := upstreamType(u.Elem(), depth+1)
+		return &Type{Kind: TypeMap, Key: k, Elem: e}, err
+	case *types.Interface:
+		if u.Empty() {
+			return &Type{Kind: TypeUpstream, Name: "any"}, nil
+		}
+	}
+	return nil, fmt.Errorf("type %s is not supported in a projection", t)
+}
+
+// hasMethod tells whether *n has the method name.
+func hasMethod(n *types.Named, name string) bool {
+	ms := types.NewMethodSet(types.NewPointer(n))
+	for i := range ms.Len() {
+		if ms.At(i).Obj().Name() == name {
+			return true
+		}
+	}
+	return false
+}
+
+// ownJSON tells whether n decodes JSON its own way, as encoding/json
+// sees it: UnmarshalJSON, or UnmarshalText, on *n.
+func ownJSON(n *types.Named) bool {
+	return hasMethod(n, "UnmarshalJSON") || hasMethod(n, "UnmarshalText")
+}
+
+// plain tells whether a value of t is copied whole by assignment.
+func plain(t types.Type, depth int) bool {
+	if depth > maxTypeHops {
+		return false
+	}
+	switch u := types.Unalias(t).Underlying().(type) {
+	case *types.Basic:
+		return true
+	case *types.Array:
+		return plain(u.Elem(), depth+1)
+	case *types.Struct:
+		for i := range u.NumFields() {
+			if !plain(u.Field(i).Type(), depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// list fills in the projected list type from the upstream one, <Kind>List.
+func (pb *projBuilder) list(p *Projection, scope *types.Scope, listKind string, m marker) *Error {
+	n, ok := scope.Lookup(listKind).(*types.TypeName)
+	if !ok {
+		return errorf(m.pos, ErrorTypeRequired, m.name(), "no type %s in the API package", listKind)
+	}
+	ln, _ := types.Unalias(n.Type()).(*types.Named)
+	st, _ := ln.Underlying().(*types.Struct)
+	if st == nil {
+		return errorf(m.pos, ErrorTypeNotSupported, m.name(), "%s is not a struct", typeName(ln))
+	}
+	p.List = typeNameOf(ln)
+	for i := range st.NumFields() {
+		v, tag := st.Field(i), st.Tag(i)
+		switch {
+		case isMetav1(v.Type(), "ListMeta"):
+			t, err := upstreamType(v.Type(), 0)
+			if err != nil {
+				return errorf(m.pos, ErrorTypeNotSupported, m.name(), "%v", err)
+			}
+			p.ListMeta = &Field{GoName: v.Name(), UpstreamName: v.Name(), Embedded: v.Embedded(), Tag: tag, JSONName: jsonName(v, tag), Proto: protoTag(tag), Type: t}
+		case jsonName(v, tag) == "items":
+			p.Items = &Field{GoName: v.Name(), UpstreamName: v.Name(), Tag: tag, JSONName: "items", Proto: protoTag(tag),
+				Type: &Type{Kind: TypeSlice, Elem: &Type{Kind: TypeStruct, Struct: p.Root}}}
+		}
+	}
+	if p.ListMeta == nil || p.Items == nil {
+		return errorf(m.pos, ErrorTypeNotSupported, m.name(), "%s has no metav1.ListMeta or no items", typeName(ln))
+	}
+	if !hasMethod(ln, "Unmarshal") {
+		p.ListMeta.Proto, p.Items.Proto = nil, nil
+	}
+	return nil
+}
+
+// indexSteps returns the steps of an index, walked through the upstream
+// type, for the projected type, or an error when its path is not kept.
+func (p *Projection) indexSteps(steps []Step, path string, pos token.Position, marker string) ([]Step, *Error) {
+	out := slices.Clone(steps)
+	cur := p.Root
+	for i, s := range steps {
+		if cur == nil {
+			break // within a field kept whole
+		}
+		if s.Kind != StepField {
+			continue
+		}
+		f := cur.field(s.GoName)
+		if f == nil {
+			return nil, errorf(pos, ErrorTypeInvalid, marker, "%s is not kept by the projection %s: add +syncer-gen:keep=%s (or a path that holds it)", path, p.Name, path)
+		}
+		out[i].GoName = f.GoName
+		cur = f.Type.structOf()
+	}
+	return out, nil
+}
+
+// field returns the kept field whose upstream name is name, nil if none.
+func (s *Struct) field(name string) *Field {
+	for _, f := range s.Fields {
+		if f.UpstreamName == name {
+			return f
+		}
+	}
+	return nil
+}
+
+// structOf returns the struct a field of type t keeps fields of, through
+// pointers and slices; nil for a type kept whole.
+func (t *Type) structOf() *Struct {
+	for t != nil {
+		switch t.Kind {
+		case TypeStruct:
+			return t.Struct
+		case TypePointer, TypeSlice:
+			t = t.Elem
+		default:
+			return nil
+		}
+	}
+	return nil
+}

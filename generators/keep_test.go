@@ -1,0 +1,216 @@
+package generators
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/syncer-gen/syncer-gen/internal/testmodule"
+)
+
+// keepAPI is an API package whose Thing has a field of every shape a
+// keep path can meet.
+const keepAPI = `// +groupName=keep.example.com
+package v1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+type Thing struct {
+	metav1.TypeMeta   ` + "`json:\",inline\"`" + `
+	metav1.ObjectMeta ` + "`json:\"metadata,omitempty\"`" + `
+	Spec   ThingSpec   ` + "`json:\"spec\"`" + `
+	Status ThingStatus ` + "`json:\"status\"`" + `
+}
+
+type ThingSpec struct {
+	NodeName string            ` + "`json:\"nodeName\"`" + `
+	Ports    []Port            ` + "`json:\"ports\"`" + `
+	Weights  map[string]Port   ` + "`json:\"weights\"`" + `
+	Config   runtime.RawExtension ` + "`json:\"config\"`" + `
+	Any      interface{}       ` + "`json:\"any\"`" + `
+	Grid     [][]Port          ` + "`json:\"grid\"`" + `
+	Ref      *Ref              ` + "`json:\"ref\"`" + `
+	Common   ` + "`json:\",inline\"`" + `
+}
+
+type Common struct {
+	Shared string ` + "`json:\"shared\"`" + `
+}
+
+type Port struct {
+	Name string ` + "`json:\"name\"`" + `
+	Port int32  ` + "`json:\"port\"`" + `
+}
+
+type Ref struct {
+	Name string ` + "`json:\"name\"`" + `
+}
+
+type ThingStatus struct {
+	Phase string ` + "`json:\"phase\"`" + `
+	Ready bool   ` + "`json:\"ready\"`" + `
+}
+
+type ThingList struct {
+	metav1.TypeMeta ` + "`json:\",inline\"`" + `
+	metav1.ListMeta ` + "`json:\"metadata,omitempty\"`" + `
+	Items []Thing   ` + "`json:\"items\"`" + `
+}
+
+// A kind whose structs would be generated under one name.
+type Clash struct {
+	metav1.TypeMeta   ` + "`json:\",inline\"`" + `
+	metav1.ObjectMeta ` + "`json:\"metadata,omitempty\"`" + `
+	A ClashSpec ` + "`json:\"a\"`" + `
+	B Spec      ` + "`json:\"b\"`" + `
+}
+type ClashSpec struct {
+	X string ` + "`json:\"x\"`" + `
+}
+type Spec struct {
+	X string ` + "`json:\"x\"`" + `
+}
+type ClashList struct {
+	metav1.TypeMeta ` + "`json:\",inline\"`" + `
+	metav1.ListMeta ` + "`json:\"metadata,omitempty\"`" + `
+	Items []Clash   ` + "`json:\"items\"`" + `
+}
+`
+
+// keepAlias is an alias of Thing in another package with the markers given.
+func keepAlias(name string, markers ...string) string {
+	return "package views\n\nimport v1 \"example.com/m/api/v1\"\n\n// " + strings.Join(append([]string{"+syncer-gen"}, markers...), "\n// ") + "\ntype " + name + " = v1.Thing\n"
+}
+
+func TestKeepErrors(t *testing.T) {
+	cases := []struct {
+		keep string // the value of one keep marker after .spec.nodeName
+		typ  ErrorType
+		at   string // where in the value the error points
+	}{
+		{".spec.nodeNam", ErrorTypeNotFound, ".nodeNam"},
+		{".spec.ports.name", ErrorTypeInvalid, ".ports"},
+		{".spec.nodeName[*]", ErrorTypeInvalid, ".nodeName"},
+		{".spec.weights[a].name", ErrorTypeNotSupported, ".weights"},
+		{".spec.weights.name", ErrorTypeNotSupported, ".weights"},
+		{".metadata.labels[app]", ErrorTypeNotSupported, ".labels"},
+		{".spec.config.raw", ErrorTypeNotSupported, ".config"},
+		{".spec.any.x", ErrorTypeNotSupported, ".any"},
+		{".spec.grid[*].name", ErrorTypeNotSupported, ".grid"},
+		{".metadata.ownerReferences[*].name", ErrorTypeNotSupported, ".name"},
+		{".spec.nodeName.x", ErrorTypeNotFound, ".nodeName"},
+		{".spec.nodeName", ErrorTypeDuplicate, ".spec.nodeName"}, // repeats the first marker
+		{".spec", ErrorTypeDuplicate, ".spec"},                   // contains it
+		{"spec", ErrorTypeInvalid, "spec"},
+	}
+	files := map[string]string{"api/v1/types.go": keepAPI}
+	var want []wantErr
+	for i, c := range cases {
+		// Each case is a projection of its own name, in a package of its own.
+		f := fmt.Sprintf("views%02d/views.go", i)
+		files[f] = keepAlias(fmt.Sprintf("Slim%02d", i), "+syncer-gen:keep=.spec.nodeName", "+syncer-gen:keep="+c.keep)
+		want = append(want, wantErr{f, "+syncer-gen:keep=" + c.keep, c.at, c.typ})
+	}
+	// .status.phase is inside .status, kept before it.
+	files["inside/views.go"] = keepAlias("Inside", "+syncer-gen:keep=.status", "+syncer-gen:keep=.status.phase")
+	// An index on a field the projection does not keep.
+	files["index/views.go"] = keepAlias("Index", "+syncer-gen:keep=.spec.nodeName", "+syncer-gen:index=.status.phase")
+	// Two structs named SlimSpec: Clash's ClashSpec and Spec.
+	files["clash/views.go"] = "package clash\n\nimport v1 \"example.com/m/api/v1\"\n\n// +syncer-gen\n// +syncer-gen:keep=.a.x\n// +syncer-gen:keep=.b.x\ntype Slim = v1.Clash\n"
+	// A projection named Thing beside the full syncer of Thing.
+	files["named/views.go"] = keepAlias("Thing", "+syncer-gen:keep=.spec.nodeName")
+	files["named/full.go"] = "package views\n\nimport v1 \"example.com/m/api/v1\"\n\n// +syncer-gen\ntype Full = v1.Thing\n"
+	want = append(want,
+		wantErr{"inside/views.go", "keep=.status.phase", ".status.phase", ErrorTypeDuplicate},
+		wantErr{"index/views.go", "index=.status.phase", ".status.phase", ErrorTypeInvalid},
+		wantErr{"clash/views.go", "+syncer-gen:keep=.a.x", "+", ErrorTypeDuplicate},
+		wantErr{"named/views.go", "+syncer-gen:keep=.spec.nodeName", "+", ErrorTypeDuplicate})
+	buildErrors(t, files, want)
+}
+
+// A misspelt field gets the nearest JSON name at its level.
+func TestKeepDidYouMean(t *testing.T) {
+	dir := testmodule.Write(t, map[string]string{"api/v1/types.go": keepAPI,
+		"views/views.go": keepAlias("Slim", "+syncer-gen:keep=.spec.node_name", "+syncer-gen:keep=.staus.phase")})
+	_, err := Build(Config{Patterns: []string{"./views"}, OutputPkg: "example.com/m/out", Dir: dir})
+	var list ErrorList
+	if !errors.As(err, &list) || len(list) != 2 {
+		t.Fatalf("got %v, want two errors", err)
+	}
+	for i, want := range []string{`did you mean "nodeName"?`, `did you mean "status"?`} {
+		if !strings.Contains(list[i].Detail, want) {
+			t.Errorf("error %d: %q does not say %s", i, list[i].Detail, want)
+		}
+	}
+}
+
+func TestKeepModel(t *testing.T) {
+	dir := testmodule.Write(t, map[string]string{
+		"api/v1/types.go": keepAPI,
+		"views/views.go": keepAlias("Slim",
+			"+syncer-gen:keep=.spec.ports[*].name",
+			"+syncer-gen:keep=.spec.shared",
+			"+syncer-gen:keep=.spec.ref.name",
+			"+syncer-gen:keep=.status.phase",
+			"+syncer-gen:keep=.metadata.labels",
+			"+syncer-gen:index(port)=.spec.ports.name",
+			"+syncer-gen:index(shared)=.spec.shared"),
+		"views/full.go": "package views\n\nimport v1 \"example.com/m/api/v1\"\n\n// +syncer-gen\ntype Full = v1.Thing\n",
+		// keep markers on the type itself: a ThingView.
+		"own/v1/types.go": strings.Replace(strings.Replace(keepAPI, "keep.example.com", "own.example.com", 1),
+			"type Thing struct", "// +syncer-gen\n// +syncer-gen:keep=.status\ntype Thing struct", 1),
+	})
+	m, err := Build(Config{Patterns: []string{"./views", "./own/..."}, OutputPkg: "example.com/m/out", Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range m.Packages {
+		for _, r := range p.Resources {
+			line := fmt.Sprintf("%s %s/%s kind=%s", p.Dir, r.Name, r.Kind, r.Kind)
+			if pr := r.Projection; pr != nil {
+				line += fmt.Sprintf(" protobuf=%v", pr.Protobuf)
+				for _, s := range pr.Structs {
+					var fs []string
+					for _, f := range s.Fields {
+						fs = append(fs, f.GoName)
+					}
+					line += fmt.Sprintf(" %s(%s.%s gen=%v){%s}", s.Name, filepath.Base(s.Upstream.Pkg), s.Upstream.Name, s.Generated, strings.Join(fs, ","))
+				}
+			}
+			for _, ix := range r.Indexes {
+				line += " " + ix.Name + ":"
+				for _, s := range ix.Steps {
+					line += s.GoName + "/"
+				}
+			}
+			got = append(got, line)
+		}
+	}
+	want := []string{
+		"keep/v1 Slim/Thing kind=Thing protobuf=false" +
+			" Slim(v1.Thing gen=true){TypeMeta,ObjectMeta,Spec,Status}" +
+			" SlimCommon(v1.Common gen=true){Shared}" +
+			" SlimPort(v1.Port gen=true){Name}" +
+			" SlimRef(v1.Ref gen=true){Name}" +
+			" SlimSpec(v1.ThingSpec gen=true){Ports,Ref,SlimCommon}" +
+			" SlimStatus(v1.ThingStatus gen=true){Phase}" +
+			" SlimObjectMeta(v1.ObjectMeta gen=false){Name,Namespace,UID,ResourceVersion,DeletionTimestamp,Labels}" +
+			" SlimTypeMeta(v1.TypeMeta gen=false){Kind,APIVersion}" +
+			" port:Spec/Ports//Name/ shared:Spec/SlimCommon/Shared/",
+		"keep/v1 Thing/Thing kind=Thing", // the full syncer beside the projection
+		"own/v1 ThingView/Thing kind=Thing protobuf=false" +
+			" ThingView(v1.Thing gen=true){TypeMeta,ObjectMeta,Status}" +
+			" ThingViewObjectMeta(v1.ObjectMeta gen=false){Name,Namespace,UID,ResourceVersion,DeletionTimestamp}" +
+			" ThingViewTypeMeta(v1.TypeMeta gen=false){Kind,APIVersion}",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
