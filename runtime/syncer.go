@@ -32,6 +32,7 @@ type Syncer[T Object] struct {
 	fromStore bool             // a 410 on a running Syncer: the next resync starts warm from the store
 	noMeta    bool             // the server refused the metadata-only LIST: no warm resync from the store
 	warm      *warmState[T]    // a warm start waiting for its watch
+	warmFails warmFailures     // attempts in a row of a warm resync that failed the same way
 	bad       map[Key]string   // objects whose version of this resourceVersion could not be decoded, reported
 }
 
