@@ -53,7 +53,7 @@ func New[T Object](cfg *rest.Config, res Resource, opts ...Option) (*Syncer[T], 
 	if err != nil {
 		return nil, err
 	}
-	s.src = src
+	s.src, src.report = src, s.report
 	return s, nil
 }
 

@@ -306,8 +306,15 @@ func (s *Syncer[T]) warmSync(ctx context.Context, loading <-chan loaded[T]) (res
 }
 
 // listMetadata reads every page of the metadata-only LIST and returns
-// their items and resourceVersion.
+// their items and resourceVersion. A sharded Syncer first counts the
+// objects (a LIST of one item, of the full type): its metadata.shardInfo
+// tells whether the server keeps to the shard asked for, which the
+// metadata-only LIST's pages do not (see metadataList); an answer for
+// another shard makes every request ask for every object (see noteShard).
 func (s *Syncer[T]) listMetadata(ctx context.Context) (items []listed, rv string, err error) {
+	if s.cfg.shard != nil {
+		s.src.count(ctx)
+	}
 	var cont string
 	var buf bytes.Buffer
 	limit := s.cfg.pageSize * metadataPages
@@ -323,6 +330,9 @@ func (s *Syncer[T]) listMetadata(ctx context.Context) (items []listed, rv string
 		switch {
 		case errors.Is(err, errPageTooLarge) && limit > 1:
 			limit = max(1, limit/8)
+			continue
+		case askedShard(err): // reported; read again from the start, for every object (see noteShard)
+			items, cont = items[:0], ""
 			continue
 		case err != nil:
 			return nil, "", err
