@@ -33,22 +33,30 @@ const (
 	KindDecode                 // an event or page could not be decoded
 	KindNoBookmark             // WatchList accepted but no initial-events-end bookmark came: falling back
 	KindUndecodable            // one object the Go type cannot decode (an *ObjectDecodeError): the rest stays in sync
+	// KindShardMismatch: a LIST answer's metadata.shardInfo names another
+	// shard than the one asked for (a proxy that rewrites the selector,
+	// say). A sharded Syncer then asks for every object and keeps to its
+	// shard itself (ShardMode: filtered): it goes on at once, and the sync
+	// completes. An echo of a shard where none was asked for fails the
+	// request, which is retried.
+	KindShardMismatch
 )
 
 var kindNames = [...]string{
-	KindUnknown:      "unknown",
-	KindForbidden:    "forbidden",
-	KindUnauthorized: "unauthorized",
-	KindNotFound:     "not-found",
-	KindThrottled:    "throttled",
-	KindExpired:      "expired",
-	KindTimeout:      "timeout",
-	KindInvalid:      "invalid",
-	KindUnavailable:  "unavailable",
-	KindInternal:     "internal",
-	KindDecode:       "decode",
-	KindNoBookmark:   "no-bookmark",
-	KindUndecodable:  "undecodable",
+	KindUnknown:       "unknown",
+	KindForbidden:     "forbidden",
+	KindUnauthorized:  "unauthorized",
+	KindNotFound:      "not-found",
+	KindThrottled:     "throttled",
+	KindExpired:       "expired",
+	KindTimeout:       "timeout",
+	KindInvalid:       "invalid",
+	KindUnavailable:   "unavailable",
+	KindInternal:      "internal",
+	KindDecode:        "decode",
+	KindNoBookmark:    "no-bookmark",
+	KindUndecodable:   "undecodable",
+	KindShardMismatch: "shard-mismatch",
 }
 
 // String returns the kind's short name, e.g. "forbidden".
@@ -129,11 +137,14 @@ func Classify(err error) ErrorKind {
 	}
 	var de errDecode
 	var oe *ObjectDecodeError
+	var sm *errShardMismatch
 	switch {
 	case err == nil:
 		return KindUnknown
 	case errors.As(err, &oe):
 		return KindUndecodable
+	case errors.As(err, &sm):
+		return KindShardMismatch
 	case errors.Is(err, errNoBookmark):
 		return KindNoBookmark
 	case errors.As(err, &de):

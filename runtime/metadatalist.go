@@ -13,7 +13,12 @@ import (
 // metadataList reads one page of a consistent metadata-only LIST, into buf
 // (a page's bytes; reused from page to page, rather than a new buffer
 // grown by doubling for each), and calls each with every item. A page of
-// more than maxBytes is errPageTooLarge.
+// more than maxBytes is errPageTooLarge; a page for another shard than the
+// one asked for is an *errShardMismatch, after its items went to each. A
+// page without metadata.shardInfo tells nothing of the shard:
+// kube-apiserver (1.37) drops it when it converts a list to
+// PartialObjectMetadataList, so that listMetadata asks a LIST of one item
+// first.
 func (s *source[T]) metadataList(ctx context.Context, cont string, limit int64, maxBytes int64, buf *bytes.Buffer, each func(listed)) (listPage, error) {
 	opts := s.listOptions()
 	opts.Limit = limit
@@ -36,9 +41,10 @@ func (s *source[T]) metadataList(ctx context.Context, cont string, limit int64, 
 	if err != nil {
 		return listPage{}, errDecode{err}
 	}
-	page, err := newListPage(p.ResourceVersion, p.Continue, p.Items, p.Remaining, p.ShardInfo)
-	if err == nil && s.cfg.shard != nil {
-		s.setShardMode(page.sharded)
+	if p.ShardInfo != nil {
+		if err := s.noteShard(opts.ShardSelector, p.ShardInfo); err != nil {
+			return listPage{}, err
+		}
 	}
-	return page, err
+	return newListPage(p.ResourceVersion, p.Continue, p.Items, p.Remaining)
 }

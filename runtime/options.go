@@ -113,7 +113,9 @@ func WithFieldSelector(sel string) Option { return func(c *config) { c.fieldSele
 
 // WithPageSize sets the limit of each LIST page in the fallback mode
 // (default 500; 0 reads the LIST in one piece). A warm start's
-// metadata-only LIST reads pages ten times as large.
+// metadata-only LIST reads pages ten times as large, of at most 10,000
+// items whatever the page size (0 included) and at most 32 MiB: a larger
+// page is asked for again with an eighth of the limit.
 func WithPageSize(n int64) Option { return func(c *config) { c.pageSize = n } }
 
 // WithBookmarkTimeout bounds the wait for the initial-events-end bookmark of

@@ -202,6 +202,10 @@ func (s *Syncer[T]) listSync(ctx context.Context) error {
 			s.beginResync()
 			n, cont, limit = 0, "", 0
 			continue
+		case askedShard(err): // reported; read again from the start, for every object (see noteShard)
+			s.beginResync()
+			n, cont = 0, ""
+			continue
 		case err != nil:
 			return err
 		}

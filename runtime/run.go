@@ -126,27 +126,26 @@ func (s *Syncer[T]) settle(r *retry, res result) time.Duration {
 }
 
 // cycle runs one connection: a full sync when one is due, then a watch
-// until it ends. A warm start that cannot go on warm goes on cold at once,
-// in the same resync.
+// until it ends. A warm start that cannot go on warm, or whose attempts
+// keep failing the same way, goes on cold at once, in the same resync.
 func (s *Syncer[T]) cycle(ctx context.Context) result {
+	var res result
+	cold := true
 	switch {
 	case s.rv != "" && s.warm != nil:
-		if res, cold := s.warmWatch(ctx); !cold {
-			return res
-		}
+		res, cold = s.warmWatch(ctx)
 	case s.rv != "":
 		return s.watchFrom(ctx)
 	case s.snap != nil:
 		snap := s.snap
 		s.snap = nil // one attempt
-		if res, cold := s.warmSync(ctx, snap); !cold {
-			return res
-		}
+		res, cold = s.warmSync(ctx, snap)
 	case s.fromStore:
 		s.fromStore = false // one attempt
-		if res, cold := s.warmSync(ctx, nil); !cold {
-			return res
-		}
+		res, cold = s.warmSync(ctx, nil)
+	}
+	if !cold && !s.warmFailed(ctx, res) {
+		return res
 	}
 	s.rv, s.warm = "", nil // a warm start that lost its watch, or went cold
 	if s.cfg.firstWatchList() && modes.choose(s.src.key, time.Now()) == ModeWatchList {

@@ -21,8 +21,8 @@ import (
 // Syncer asks the server for the shard on every request and, whatever the
 // server does, keeps only the shard's objects: no other object reaches the
 // store, a handler or the snapshot. ShardMode tells whether the server
-// filtered (a LIST's metadata.shardInfo echoed the selector) or this
-// process did.
+// filtered (a LIST's metadata.shardInfo echoed the selector asked for) or
+// this process did (see noteShard for an echo of another selector).
 
 // ShardMode tells who keeps a sharded Syncer's objects to its shard.
 type ShardMode int32
@@ -31,7 +31,7 @@ const (
 	ShardNone     ShardMode = iota // not sharded
 	ShardUnknown                   // sharded; the server has not answered a LIST yet
 	ShardServed                    // the server sends only the shard's objects
-	ShardFiltered                  // the server sends every object; the Syncer drops the others
+	ShardFiltered                  // the server sends every object (or answered for another shard); the Syncer drops the others
 )
 
 func (m ShardMode) String() string {
@@ -144,39 +144,6 @@ func shardString(sel sharding.Selector) string {
 // filters shards, as modes remembers WatchList: a sharded Syncer of a
 // resource that knows it filters here says so from its first request.
 var shardModes sync.Map // source key -> ShardMode
-
-// noteShard notes from a LIST answer's metadata whether the server kept it
-// to the shard: its metadata.shardInfo echoes the selector.
-func (s *source[T]) noteShard(l metav1.ListInterface) {
-	if s.cfg.shard == nil {
-		return
-	}
-	info := (*metav1.ShardInfo)(nil)
-	if sl, ok := l.(metav1.ShardedListInterface); ok {
-		info = sl.GetShardInfo()
-	}
-	s.setShardMode(info != nil && info.Selector != "")
-}
-
-// setShardMode records whether the server serves the shard; the first
-// answer, and a change, is logged, counted and remembered for the
-// Syncers of the same server and resource made later.
-func (s *source[T]) setShardMode(served bool) {
-	mode := ShardFiltered
-	if served {
-		mode = ShardServed
-	}
-	if ShardMode(s.shardMode.Swap(int32(mode))) == mode {
-		return
-	}
-	shardModes.Store(s.key, mode)
-	s.cfg.metrics.ShardModeChanged(mode)
-	msg := "the server keeps the syncer to its shard"
-	if !served {
-		msg = "the server ignores the shard selector (feature gate ShardedListAndWatch off, a server older than 1.36, or a proxy that drops it); the syncer keeps to its shard itself"
-	}
-	s.cfg.logger.Info(msg, "resource", s.res.String(), "shard", s.cfg.shard.String(), "mode", mode.String())
-}
 
 // inShardEstimate scales the server's count of the objects of the
 // selection to the shard's, when the server counted every object: by the

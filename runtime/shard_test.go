@@ -62,21 +62,7 @@ func TestShardsPartitionTheResource(t *testing.T) {
 				if m := sh.s.ShardMode(); m != tc.want {
 					t.Errorf("shard %d: mode %s, want %s", i, m, tc.want)
 				}
-				for {
-					want, err := shardList(f.mc, f.ns, runtime.ShardRange("object.metadata.uid", i, shards))
-					if err != nil {
-						t.Fatal(err)
-					}
-					ds, dh := compare(storeState(sh.s), want), compare(sh.c.rebuilt(), want)
-					if ds.empty() && dh.empty() {
-						break
-					}
-					if time.Now().After(deadline) {
-						t.Fatalf("shard %d not converged %s after the writes stopped (its part: %d objects):\n  store: %s\n  handler: %s",
-							i, convergeWithin, len(want), ds, dh)
-					}
-					time.Sleep(200 * time.Millisecond)
-				}
+				checkShardConverged(t, f, sh.s, sh.c, runtime.ShardRange("object.metadata.uid", i, shards), deadline)
 			}
 			whole, _, err := quorumList(f.mc, f.ns)
 			if err != nil {
@@ -97,6 +83,28 @@ func TestShardsPartitionTheResource(t *testing.T) {
 				t.Errorf("the shards together differ from a quorum LIST: %s", d)
 			}
 		})
+	}
+}
+
+// checkShardConverged polls, once writes have stopped, until the store and
+// the state rebuilt from handler calls both equal the part r of a quorum
+// LIST, and fails the test with the differences if they do not by deadline.
+func checkShardConverged(t *testing.T, f fault, s *runtime.Syncer[*corev1.ConfigMap], c *checker, r sharding.ShardRangeRequirement, deadline time.Time) {
+	t.Helper()
+	for {
+		want, err := shardList(f.mc, f.ns, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ds, dh := compare(storeState(s), want), compare(c.rebuilt(), want)
+		if ds.empty() && dh.empty() {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("shard %s not converged after the writes stopped (its part: %d objects):\n  store: %s\n  handler: %s",
+				sharding.NewSelector(r), len(want), ds, dh)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
 

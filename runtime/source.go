@@ -37,6 +37,8 @@ type source[T Object] struct {
 	server     string // the server's address and API path
 	elemType   reflect.Type
 	shardMode  atomic.Int32 // a ShardMode: who keeps a sharded Syncer to its shard
+	shardOff   atomic.Bool  // the server answered for another shard: requests carry no shard selector
+	report     func(*SyncError)
 }
 
 func newSource[T Object](restCfg *rest.Config, res Resource, cfg *config) (*source[T], error) {
@@ -112,9 +114,14 @@ func (s *source[T]) request() *rest.Request {
 }
 
 // listOptions returns the Syncer's selection: every request of its
-// resource carries it, the shard selector included.
+// resource carries it, the shard selector included unless the server
+// answered for another shard (see noteShard).
 func (s *source[T]) listOptions() metav1.ListOptions {
-	return metav1.ListOptions{LabelSelector: s.cfg.labelSelector, FieldSelector: s.cfg.fieldSelector, ShardSelector: shardString(s.cfg.shard)}
+	opts := metav1.ListOptions{LabelSelector: s.cfg.labelSelector, FieldSelector: s.cfg.fieldSelector}
+	if !s.shardOff.Load() {
+		opts.ShardSelector = shardString(s.cfg.shard)
+	}
+	return opts
 }
 
 // watchList opens a WatchList stream: every object as ADDED, then the
@@ -206,10 +213,9 @@ func (s *source[T]) count(ctx context.Context) (n int64, ok bool) {
 		return 0, false
 	}
 	lm, err := meta.ListAccessor(page)
-	if err != nil {
+	if err != nil || s.noteShard(opts.ShardSelector, shardInfo(lm)) != nil { // another shard's count
 		return 0, false
 	}
-	s.noteShard(lm)
 	items := int64(meta.LenList(page))
 	if lm.GetContinue() == "" {
 		return items, true
@@ -225,16 +231,15 @@ type listPage struct {
 	rv, next  string
 	items     int   // the items of this page
 	remaining int64 // the items after this page, -1 when the server does not say
-	sharded   bool  // the server kept the page to the shard selector (metadata.shardInfo)
 }
 
 // newListPage checks what a page tells: every page of a LIST has the
 // resourceVersion it was read at, which the Syncer goes on from.
-func newListPage(rv, next string, items int, remaining *int64, shard *metav1.ShardInfo) (listPage, error) {
+func newListPage(rv, next string, items int, remaining *int64) (listPage, error) {
 	if rv == "" {
 		return listPage{}, errDecode{errors.New("a LIST page without a resourceVersion")}
 	}
-	p := listPage{rv: rv, next: next, items: items, remaining: -1, sharded: shard != nil && shard.Selector != ""}
+	p := listPage{rv: rv, next: next, items: items, remaining: -1}
 	switch {
 	case next == "":
 		p.remaining = 0
@@ -259,7 +264,7 @@ func (s *source[T]) listWith(ctx context.Context, req *rest.Request, opts metav1
 	res := req.VersionedParams(&opts, metav1.ParameterCodec).Do(ctx)
 	if err := res.Into(page); err != nil {
 		if body, rerr := res.Raw(); rerr == nil { // the answer came: it did not decode
-			return s.listItems(body, err, each, bad)
+			return s.listItems(body, opts.ShardSelector, err, each, bad)
 		}
 		return listPage{}, err
 	}
@@ -267,7 +272,9 @@ func (s *source[T]) listWith(ctx context.Context, req *rest.Request, opts metav1
 	if err != nil {
 		return listPage{}, errDecode{err}
 	}
-	s.noteShard(lm)
+	if err := s.noteShard(opts.ShardSelector, shardInfo(lm)); err != nil {
+		return listPage{}, err
+	}
 	// Copy each item out of the page so that the page's backing array is
 	// freed once the page is done, not held by the last surviving item.
 	err = meta.EachListItem(page, func(o kruntime.Object) error {
@@ -279,7 +286,7 @@ func (s *source[T]) listWith(ctx context.Context, req *rest.Request, opts metav1
 	if err != nil {
 		return listPage{}, errDecode{err}
 	}
-	return newListPage(lm.GetResourceVersion(), lm.GetContinue(), meta.LenList(page), lm.GetRemainingItemCount(), nil)
+	return newListPage(lm.GetResourceVersion(), lm.GetContinue(), meta.LenList(page), lm.GetRemainingItemCount())
 }
 
 // fetch reads the object of key k, in a state not older than resourceVersion

@@ -32,6 +32,7 @@ type Syncer[T Object] struct {
 	fromStore bool             // a 410 on a running Syncer: the next resync starts warm from the store
 	noMeta    bool             // the server refused the metadata-only LIST: no warm resync from the store
 	warm      *warmState[T]    // a warm start waiting for its watch
+	warmFails warmFailures     // attempts in a row of a warm resync that failed the same way
 	bad       map[Key]string   // objects whose version of this resourceVersion could not be decoded, reported
 }
 
@@ -52,7 +53,7 @@ func New[T Object](cfg *rest.Config, res Resource, opts ...Option) (*Syncer[T], 
 	if err != nil {
 		return nil, err
 	}
-	s.src = src
+	s.src, src.report = src, s.report
 	return s, nil
 }
 

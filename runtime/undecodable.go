@@ -71,8 +71,9 @@ func (s *Syncer[T]) takeUndecodable(op string, typ watch.EventType, k Key, bad *
 // listItems decodes a JSON LIST page item by item, after the page as a
 // whole failed to decode with err: each item that decodes goes to each,
 // each that does not but names itself to bad. A page that is not a JSON
-// list, or an item that does not name itself, is err.
-func (s *source[T]) listItems(body []byte, err error, each func(T), bad func(*ObjectDecodeError)) (listPage, error) {
+// list, or an item that does not name itself, is err. asked is the shard
+// selector the request carried (see noteShard).
+func (s *source[T]) listItems(body []byte, asked string, err error, each func(T), bad func(*ObjectDecodeError)) (listPage, error) {
 	var page struct {
 		Metadata metav1.ListMeta   `json:"metadata"`
 		Items    []json.RawMessage `json:"items"`
@@ -84,7 +85,9 @@ func (s *source[T]) listItems(body []byte, err error, each func(T), bad func(*Ob
 	if derr != nil {
 		return listPage{}, errDecode{err}
 	}
-	s.noteShard(&page.Metadata)
+	if err := s.noteShard(asked, page.Metadata.ShardInfo); err != nil {
+		return listPage{}, err
+	}
 	for _, raw := range page.Items {
 		o, ierr := kruntime.Decode(dec, raw)
 		if obj, ok := o.(T); ierr == nil && ok {
@@ -99,5 +102,5 @@ func (s *source[T]) listItems(body []byte, err error, each func(T), bad func(*Ob
 		bad(b)
 	}
 	m := page.Metadata
-	return newListPage(m.ResourceVersion, m.Continue, len(page.Items), m.RemainingItemCount, nil)
+	return newListPage(m.ResourceVersion, m.Continue, len(page.Items), m.RemainingItemCount)
 }

@@ -27,6 +27,21 @@ const fetchers = 16
 // of the round trips (20,000 objects: 0.12 s instead of 0.25 s).
 const metadataPages = 10
 
+// maxMetadataItems bounds the items of a page of the metadata-only LIST
+// whatever WithPageSize says, 0 (a LIST in one piece) included: the
+// metadata of a large resource in one piece is over maxMetadataPage, and
+// a page over it is read again smaller. The default page size's pages
+// (5,000 items) are under it.
+const maxMetadataItems = 10_000
+
+// maxWarmFailures is how many attempts in a row of a warm resync may fail
+// the same way (the same request, the same ErrorKind, nothing received)
+// before the resync goes on cold: a server or proxy that fails the
+// metadata-only LIST, or a catching-up watch, every time would otherwise
+// keep the Syncer from syncing for ever. With the default backoff the
+// fifth failure comes 3 to 4.5 s after the first.
+const maxWarmFailures = 5
+
 // A warm start brings the objects of a snapshot up to date at little cost
 // to the server, and ends where a cold start ends: handlers get
 // OnResyncStarted, OnAdd for each object, OnSync, then live events, and at
@@ -65,11 +80,15 @@ const metadataPages = 10
 // owed (cache.owed): each is told gone at the end of the resync unless the
 // cold sync stores an object of its UID. It goes cold where the server
 // does not serve the metadata-only LIST (406, or a plain list for an
-// answer), where its resourceVersions are not integers (nothing but
-// equality can be known of them, and catching up needs their order), and
-// where fetching what changed would cost the server more than a WatchList
-// (fetchCostsMore). A failed LIST is tried again, warm; a failure after it
-// makes the rest of the resync cold.
+// answer) or one object's metadata is over maxMetadataPage (no smaller
+// page to ask for), where its resourceVersions are not integers (nothing
+// but equality can be known of them, and catching up needs their order),
+// and where fetching what changed would cost the server more than a
+// WatchList (fetchCostsMore). A failure after the LIST makes the rest of
+// the resync cold. A failed LIST, or a catching-up watch that fails, is
+// tried again warm, with backoff, until it fails the same way
+// maxWarmFailures times in a row (warmFailed): then the resync goes on
+// cold too.
 
 // getCost is what one GET costs the server, in objects of a WatchList:
 // kube-apiserver's CPU for 2,000 GETs of single objects against that of
@@ -125,6 +144,67 @@ func metadataRefused(err error) bool {
 	return apierrors.IsNotAcceptable(err) || apierrors.IsUnsupportedMediaType(err) || errors.Is(err, wire.ErrNotMetadataList)
 }
 
+// warmFailures counts the attempts in a row of a warm resync that failed
+// the same way.
+type warmFailures struct {
+	op   string
+	kind ErrorKind
+	n    int
+}
+
+// warmFailed notes how a cycle that went on warm ended (res) and tells
+// whether the resync is to go on cold now: when the next attempt would be
+// warm again, after maxWarmFailures attempts in a row that failed the same
+// way. An attempt that received events made progress, and a throttled one
+// (429) says nothing of the warm path: a cold sync would be throttled
+// alike, at a higher cost to the server. Giving up reports the last
+// failure, and owes the snapshot's objects if none was used yet (see
+// dropWarm).
+func (s *Syncer[T]) warmFailed(ctx context.Context, res result) (cold bool) {
+	f := &s.warmFails
+	kind := Classify(res.err)
+	switch {
+	case !s.warming() || res.err == nil || res.received || ctx.Err() != nil || kind == KindThrottled:
+		*f = warmFailures{}
+		return false
+	case f.op != res.op || f.kind != kind:
+		*f = warmFailures{op: res.op, kind: kind}
+	}
+	f.n++
+	if f.n < maxWarmFailures {
+		return false
+	}
+	*f = warmFailures{}
+	s.cfg.logger.Info("warm resync: failed the same way again and again; going on cold",
+		"resource", s.res.String(), "op", res.op, "kind", kind.String(), "attempts", maxWarmFailures, "err", res.err.Error())
+	s.report(&SyncError{Kind: kind, Resource: s.res.String(), Op: res.op, Err: res.err})
+	s.dropWarm(ctx)
+	return true
+}
+
+// warming tells whether the next cycle goes on with a warm resync that
+// has not synced yet.
+func (s *Syncer[T]) warming() bool {
+	return s.warm != nil && !s.warm.synced || s.snap != nil || s.fromStore
+}
+
+// dropWarm ends the warm resync under way, so that it goes on cold: a
+// snapshot not used yet is read and each of its objects owed (told gone at
+// the end of the resync unless the cold sync stores an object of its UID).
+func (s *Syncer[T]) dropWarm(ctx context.Context) {
+	if s.snap != nil {
+		select {
+		case snap := <-s.snap:
+			for _, o := range snap.objs {
+				s.cache.owe(o)
+			}
+		case <-ctx.Done():
+		}
+	}
+	s.snap, s.fromStore = nil, false
+	s.rv, s.warm = "", nil
+}
+
 // warmSync runs a warm resync: at a start, from the snapshot loading
 // (see loadSnapshot); after a 410 Gone on a running Syncer (loading nil),
 // from its store, whose objects handlers hold already: then the unchanged
@@ -139,8 +219,22 @@ func (s *Syncer[T]) warmSync(ctx context.Context, loading <-chan loaded[T]) (res
 	log := s.cfg.logger.WithValues("resource", s.res.String())
 	live := loading == nil
 	items, rv, err := s.listMetadata(ctx)
-	if err != nil && !metadataRefused(err) {
-		// Nothing used yet: the next attempt is warm too.
+	switch {
+	case err == nil:
+	case metadataRefused(err) || errors.Is(err, errPageTooLarge):
+		// Asking again is no use: the server does not serve the LIST, or
+		// one object's metadata is over the bound (the page was asked for
+		// one item at a time).
+		if metadataRefused(err) {
+			s.noMeta = true
+		}
+		log.Info("warm resync: the server does not serve the metadata-only LIST, or one object's metadata is over the page bound; going on cold",
+			"err", err.Error())
+		s.snap = loading
+		s.dropWarm(ctx)
+		return result{}, true
+	default:
+		// Nothing used yet: the next attempt is warm too (see warmFailed).
 		s.snap, s.fromStore = loading, live
 		return result{op: "list", err: err}, false
 	}
@@ -156,14 +250,6 @@ func (s *Syncer[T]) warmSync(ctx context.Context, loading <-chan loaded[T]) (res
 			return result{}, true
 		}
 		had = func(k Key) (T, bool) { o, ok := snap.objs[k]; delete(snap.objs, k); return o, ok }
-	}
-	if err != nil {
-		s.noMeta = true
-		log.Info("warm resync: the server does not serve the metadata-only LIST; going on cold", "err", err.Error())
-		for _, o := range snap.objs {
-			s.cache.owe(o)
-		}
-		return result{}, true
 	}
 	w := &warmState[T]{list: rv, pending: map[Key]string{}, started: started}
 	kept, gone := 0, 0
@@ -220,11 +306,21 @@ func (s *Syncer[T]) warmSync(ctx context.Context, loading <-chan loaded[T]) (res
 }
 
 // listMetadata reads every page of the metadata-only LIST and returns
-// their items and resourceVersion.
+// their items and resourceVersion. A sharded Syncer first counts the
+// objects (a LIST of one item, of the full type): its metadata.shardInfo
+// tells whether the server keeps to the shard asked for, which the
+// metadata-only LIST's pages do not (see metadataList); an answer for
+// another shard makes every request ask for every object (see noteShard).
 func (s *Syncer[T]) listMetadata(ctx context.Context) (items []listed, rv string, err error) {
+	if s.cfg.shard != nil {
+		s.src.count(ctx)
+	}
 	var cont string
 	var buf bytes.Buffer
 	limit := s.cfg.pageSize * metadataPages
+	if limit <= 0 || limit > maxMetadataItems {
+		limit = maxMetadataItems
+	}
 	for {
 		page, err := s.src.metadataList(ctx, cont, limit, maxMetadataPage, &buf, func(l listed) {
 			if !s.foreignListed(l) {
@@ -234,6 +330,9 @@ func (s *Syncer[T]) listMetadata(ctx context.Context) (items []listed, rv string
 		switch {
 		case errors.Is(err, errPageTooLarge) && limit > 1:
 			limit = max(1, limit/8)
+			continue
+		case askedShard(err): // reported; read again from the start, for every object (see noteShard)
+			items, cont = items[:0], ""
 			continue
 		case err != nil:
 			return nil, "", err
