@@ -10,24 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-func TestMessagesRoundTrip(t *testing.T) {
-	var b strings.Builder
-	in := syncReport{SyncSeconds: 1.5, Objects: 3, HWMBytes: 42, Note: "mode=watchlist"}
-	if err := writeMsg(&b, msgSynced, in); err != nil {
-		t.Fatal(err)
-	}
-	var out syncReport
-	if err := parseMsg(strings.TrimSuffix(b.String(), "\n"), msgSynced, &out); err != nil || out != in {
-		t.Errorf("round trip: %+v, %v", out, err)
-	}
-	if err := parseMsg(b.String(), msgExit, &out); err == nil {
-		t.Error("a synced message was taken for exit")
-	}
-	if err := parseMsg("synced {", msgSynced, &out); err == nil {
-		t.Error("bad JSON accepted")
-	}
-}
-
 func TestLagObserver(t *testing.T) {
 	o := newLagObserver()
 	obj := func(written int64) metav1.Object {

@@ -1,18 +1,6 @@
 package main
 
-// contender is one way of getting the objects, run in its own process.
-type contender struct {
-	name string
-	// steady: the contender also runs the steady-state round.
-	steady bool
-	// slow: the contender has a second handler, slow in the steady state.
-	slow bool
-	// env is added to the child's environment (which is otherwise the
-	// parent's, so GOGC and GOMAXPROCS are the same for every contender).
-	env []string
-	// what says what it does, for the table's legend.
-	what string
-}
+import "github.com/syncer-gen/syncer-gen/bench/internal/driver"
 
 // Names of the contenders the ratios are computed from.
 const (
@@ -28,35 +16,35 @@ const (
 	watchListGate = "KUBE_FEATURE_WatchListClient"
 )
 
-var contenders = []contender{
-	{name: floorRead, what: "raw WatchList stream (uncompressed, as ours asks) to the end bookmark; frames and event types only"},
-	{name: floorDecode, steady: true, what: "same, each object decoded into its typed struct and dropped"},
-	{name: keepAll, what: "same, each object kept in a plain map (memory floor)"},
-	{name: clientGoWatch, steady: true, env: []string{watchListGate + "=true"},
-		what: "client-go SharedIndexInformer, WatchListClient on, protobuf"},
-	{name: clientGoList, env: []string{watchListGate + "=false"},
-		what: "client-go SharedIndexInformer, WatchListClient off (LIST + WATCH), protobuf"},
-	{name: ours, steady: true, what: "syncer-gen's generated syncer (examples/builtin; runtime.New for secrets), default options"},
-	{name: oursStrip, what: "the same with runtime.WithStripManagedFields()"},
-	{name: oursSlow, steady: true, slow: true,
-		what: "ours with a second handler that sleeps 1 ms per call in the steady state"},
-	{name: clientGoSlow, steady: true, slow: true, env: []string{watchListGate + "=true"},
-		what: "client-go-watchlist with a second handler that sleeps 1 ms per call in the steady state"},
+var contenders = []driver.Contender{
+	{Name: floorRead, What: "raw WatchList stream (uncompressed, as ours asks) to the end bookmark; frames and event types only"},
+	{Name: floorDecode, Steady: true, What: "same, each object decoded into its typed struct and dropped"},
+	{Name: keepAll, What: "same, each object kept in a plain map (memory floor)"},
+	{Name: clientGoWatch, Steady: true, Env: []string{watchListGate + "=true"},
+		What: "client-go SharedIndexInformer, WatchListClient on, protobuf"},
+	{Name: clientGoList, Env: []string{watchListGate + "=false"},
+		What: "client-go SharedIndexInformer, WatchListClient off (LIST + WATCH), protobuf"},
+	{Name: ours, Steady: true, What: "syncer-gen's generated syncer (examples/builtin; runtime.New for secrets), default options"},
+	{Name: oursStrip, What: "the same with runtime.WithStripManagedFields()"},
+	{Name: oursSlow, Steady: true, Slow: true,
+		What: "ours with a second handler that sleeps 1 ms per call in the steady state"},
+	{Name: clientGoSlow, Steady: true, Slow: true, Env: []string{watchListGate + "=true"},
+		What: "client-go-watchlist with a second handler that sleeps 1 ms per call in the steady state"},
 }
 
 func contenderNames() []string {
 	out := make([]string, len(contenders))
 	for i, c := range contenders {
-		out[i] = c.name
+		out[i] = c.Name
 	}
 	return out
 }
 
-func contenderByName(name string) (contender, bool) {
+func contenderByName(name string) (driver.Contender, bool) {
 	for _, c := range contenders {
-		if c.name == name {
+		if c.Name == name {
 			return c, true
 		}
 	}
-	return contender{}, false
+	return driver.Contender{}, false
 }

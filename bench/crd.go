@@ -7,6 +7,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/syncer-gen/syncer-gen/bench/internal/driver"
 	shopv1alpha1 "github.com/syncer-gen/syncer-gen/examples/crd/api/shop/v1alpha1"
 	crdmanifest "github.com/syncer-gen/syncer-gen/examples/crd/config/crd"
 	shopsyncers "github.com/syncer-gen/syncer-gen/examples/crd/syncers/shop/v1alpha1"
@@ -32,16 +33,16 @@ const (
 	payloadAnnotation = "bench.syncer-gen.io/payload"
 )
 
-var crdContenders = []contender{
-	{name: ours, what: "syncer-gen's generated WidgetSyncer (examples/crd), default options: its indexes ByOwner and ByColor"},
-	{name: clientGoWatch, env: []string{watchListGate + "=true"},
-		what: "client-go SharedIndexInformer over *Widget, WatchListClient on: a ListWatch on a REST client of the type, as informer-gen's or controller-runtime's; the owner and color indexes of ours"},
-	{name: clientGoDynamic, env: []string{watchListGate + "=true"},
-		what: "client-go dynamicinformer (unstructured objects), WatchListClient on; the same indexes"},
-	{name: crCache, env: []string{watchListGate + "=true"},
-		what: "a controller-runtime Manager whose controller watches For(&Widget{}) and whose reconciler reads each widget through the Manager's cache (WatchListClient on); synced: every widget reconciled once"},
-	{name: crSyncer,
-		what: "the same Manager and reconciler with the generated WidgetSyncer as the controller's source and the reconciler's reader (ctrlsyncer)"},
+var crdContenders = []driver.Contender{
+	{Name: ours, What: "syncer-gen's generated WidgetSyncer (examples/crd), default options: its indexes ByOwner and ByColor"},
+	{Name: clientGoWatch, Env: []string{watchListGate + "=true"},
+		What: "client-go SharedIndexInformer over *Widget, WatchListClient on: a ListWatch on a REST client of the type, as informer-gen's or controller-runtime's; the owner and color indexes of ours"},
+	{Name: clientGoDynamic, Env: []string{watchListGate + "=true"},
+		What: "client-go dynamicinformer (unstructured objects), WatchListClient on; the same indexes"},
+	{Name: crCache, Env: []string{watchListGate + "=true"},
+		What: "a controller-runtime Manager whose controller watches For(&Widget{}) and whose reconciler reads each widget through the Manager's cache (WatchListClient on); synced: every widget reconciled once"},
+	{Name: crSyncer,
+		What: "the same Manager and reconciler with the generated WidgetSyncer as the controller's source and the reconciler's reader (ctrlsyncer)"},
 }
 
 var widgets = resource{
@@ -150,7 +151,7 @@ func widgetIndexers(spec func(obj any, field string) string) cache.Indexers {
 }
 
 // crdRounds installs the CRD, creates the widgets and runs crdContenders.
-func (b *bench) crdRounds(ctx context.Context) ([]result, error) {
+func (b *bench) crdRounds(ctx context.Context) ([]driver.Result, error) {
 	if err := crdmanifest.Install(ctx, b.cfg, time.Minute); err != nil {
 		return nil, err
 	}
@@ -168,30 +169,30 @@ func (b *bench) crdRounds(ctx context.Context) ([]result, error) {
 
 // crdComparisons computes the CRD part's ratios against client-go's typed
 // informer; the targets are 0.8x on time and RSS.
-func crdComparisons(ss []summary) []comparison {
-	o, t, d := find(ss, ours), find(ss, clientGoWatch), find(ss, clientGoDynamic)
+func crdComparisons(ss []driver.Summary) []driver.Comparison {
+	o, t, d := driver.Find(ss, ours), driver.Find(ss, clientGoWatch), driver.Find(ss, clientGoDynamic)
 	nan := math.NaN()
-	return []comparison{
-		{key: "crd_time_vs_clientgo", what: "ours time to synced / client-go-watchlist (typed)", value: ratio(o.syncSeconds, t.syncSeconds), target: 0.8},
-		{key: "crd_rss_vs_clientgo", what: "ours peak RSS at sync / client-go-watchlist (typed)", value: ratio(o.hwmSyncMiB, t.hwmSyncMiB), target: 0.8},
-		{what: "ours time to synced / client-go-dynamic", value: ratio(o.syncSeconds, d.syncSeconds), target: nan},
-		{what: "ours peak RSS at sync / client-go-dynamic", value: ratio(o.hwmSyncMiB, d.hwmSyncMiB), target: nan},
-		{key: "cr_time_vs_cache", what: "controller-runtime with the syncer / with its cache: time to the last first reconcile",
-			value: ratio(find(ss, crSyncer).syncSeconds, find(ss, crCache).syncSeconds), target: 0.7},
-		{key: "cr_rss_vs_cache", what: "controller-runtime with the syncer / with its cache: peak RSS",
-			value: ratio(find(ss, crSyncer).hwmSyncMiB, find(ss, crCache).hwmSyncMiB), target: 0.8},
+	return []driver.Comparison{
+		{Key: "crd_time_vs_clientgo", What: "ours time to synced / client-go-watchlist (typed)", Value: driver.Ratio(o.SyncSeconds, t.SyncSeconds), Target: 0.8},
+		{Key: "crd_rss_vs_clientgo", What: "ours peak RSS at sync / client-go-watchlist (typed)", Value: driver.Ratio(o.HwmSyncMiB, t.HwmSyncMiB), Target: 0.8},
+		{What: "ours time to synced / client-go-dynamic", Value: driver.Ratio(o.SyncSeconds, d.SyncSeconds), Target: nan},
+		{What: "ours peak RSS at sync / client-go-dynamic", Value: driver.Ratio(o.HwmSyncMiB, d.HwmSyncMiB), Target: nan},
+		{Key: "cr_time_vs_cache", What: "controller-runtime with the syncer / with its cache: time to the last first reconcile",
+			Value: driver.Ratio(driver.Find(ss, crSyncer).SyncSeconds, driver.Find(ss, crCache).SyncSeconds), Target: 0.7},
+		{Key: "cr_rss_vs_cache", What: "controller-runtime with the syncer / with its cache: peak RSS",
+			Value: driver.Ratio(driver.Find(ss, crSyncer).HwmSyncMiB, driver.Find(ss, crCache).HwmSyncMiB), Target: 0.8},
 	}
 }
 
 // reportCRD prints the CRD part, when it ran.
-func reportCRD(w io.Writer, rs []result, ss []summary, cs []comparison) {
+func reportCRD(w io.Writer, rs []driver.Result, ss []driver.Summary, cs []driver.Comparison) {
 	if len(rs) == 0 {
 		return
 	}
 	fmt.Fprintf(w, "\nA CRD: widgets (examples/crd; JSON, as every custom resource), the same payload in an annotation; medians over the rounds:\n\n%s\n",
-		medianTable(ss))
+		driver.MedianTable(ss))
 	for _, c := range crdContenders {
-		fmt.Fprintf(w, "- %s: %s\n", c.name, c.what)
+		fmt.Fprintf(w, "- %s: %s\n", c.Name, c.What)
 	}
-	fmt.Fprintf(w, "\nCRD ratios:\n\n%s\n", comparisonTable(cs))
+	fmt.Fprintf(w, "\nCRD ratios:\n\n%s\n", driver.ComparisonTable(cs))
 }

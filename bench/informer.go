@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync/atomic"
 
+	"github.com/syncer-gen/syncer-gen/bench/internal/driver"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -60,7 +61,7 @@ func runInformer[P metav1.Object](ctx context.Context, e *childEnv, newInformer 
 		synced = func() bool { return reg.HasSynced() && slow.HasSynced() }
 	}
 	go inf.Run(ctx.Done())
-	if err := pollUntil(ctx, e.timeout, synced); err != nil {
+	if err := driver.PollUntil(ctx, e.timeout, synced); err != nil {
 		return syncOutcome{}, err
 	}
 	return syncOutcome{objects: int(added.Load()), keep: inf}, nil

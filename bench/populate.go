@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/syncer-gen/syncer-gen/bench/internal/driver"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -41,8 +42,8 @@ func populate(ctx context.Context, cs kubernetes.Interface, rc rest.Interface, o
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	p := startProgress("creating "+res.plural, o.n)
-	defer p.finish()
+	p := driver.StartProgress("creating "+res.plural, o.n)
+	defer p.Finish()
 	next := make(chan int)
 	errs := make(chan error, o.workers)
 	var wg sync.WaitGroup
@@ -56,7 +57,7 @@ func populate(ctx context.Context, cs kubernetes.Interface, rc rest.Interface, o
 					cancel()
 					return
 				}
-				p.add(1)
+				p.Add(1)
 			}
 		}()
 	}
