@@ -114,7 +114,7 @@ func charts(run []string, out outcome) map[string]*driver.Chart {
 		m[partCRD] = crdChart(run, driver.Summarize(out.crd, driver.Mapped(crdContenders, func(c driver.Contender) string { return c.Name })))
 	}
 	if len(out.warm) > 0 {
-		m[partWarm] = warmChart(run, driver.Summarize(out.warm, []string{oursWarm, ours, clientGoWatch}))
+		m[partWarm] = warmChart(run, driver.Summarize(out.warm, namesOf(warmContenders)))
 	}
 	if len(out.shards) > 0 {
 		m[partShard] = shardChart(run, driver.Mapped(shardCounts, func(k int) shardSummary { return summarizeShards(out.shards, k) }))

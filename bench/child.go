@@ -89,6 +89,7 @@ func childMain(args []string) error {
 		return err
 	}
 	cfg.QPS, cfg.Burst = 1000, 2000
+	contender := runAs(a.contender, cfg)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if a.fleet != "" {
@@ -105,7 +106,7 @@ func childMain(args []string) error {
 	cfg.Wrap(env.probe.wrap)
 	var wire atomic.Int64
 	cfg.Dial = driver.CountingDial(&wire)
-	if c, _ := contenderByName(a.contender); c.Slow {
+	if c, _ := contenderByName(contender); c.Slow {
 		env.slow = &slowHandler{}
 	}
 
@@ -124,7 +125,7 @@ func childMain(args []string) error {
 		return err
 	}
 	started := time.Now()
-	out, err := res.kind.run(ctx, a.contender, env)
+	out, err := res.kind.run(ctx, contender, env)
 	took := time.Since(started)
 	read := wire.Load()
 	hwm, hwmErr := driver.VmHWM()

@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/syncer-gen/syncer-gen/bench/internal/driver"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 )
 
 func TestLagObserver(t *testing.T) {
@@ -70,5 +73,36 @@ func TestPayload(t *testing.T) {
 	}
 	if objectName(7) != "obj-000007" {
 		t.Errorf("objectName(7) = %s", objectName(7))
+	}
+}
+
+// A -nogzip contender runs its client-go contender with compression off;
+// every client-go contender of every part has one, and ours none.
+func TestNoGzipContenders(t *testing.T) {
+	cfg := &rest.Config{}
+	if got := runAs(clientGoWatchNoGzip, cfg); got != clientGoWatch || !cfg.DisableCompression {
+		t.Errorf("runAs(%s) = %s, DisableCompression %v", clientGoWatchNoGzip, got, cfg.DisableCompression)
+	}
+	cfg = &rest.Config{}
+	if got := runAs(ours, cfg); got != ours || cfg.DisableCompression {
+		t.Errorf("runAs(ours) = %s, DisableCompression %v", got, cfg.DisableCompression)
+	}
+	for _, part := range [][]driver.Contender{contenders, crdContenders, warmContenders} {
+		names := namesOf(part)
+		for _, n := range names {
+			if isClientGo(n) && !strings.HasSuffix(n, noGzip) && !slices.Contains(names, n+noGzip) {
+				t.Errorf("%s has no %s%s", n, n, noGzip)
+			}
+			if !isClientGo(n) && strings.HasSuffix(n, noGzip) {
+				t.Errorf("%s: not client-go's", n)
+			}
+		}
+	}
+	for _, rows := range [][]string{serverRows, waveRows, restartRows} {
+		for _, n := range rows {
+			if isClientGo(n) && !strings.HasSuffix(n, noGzip) && !slices.Contains(rows, n+noGzip) {
+				t.Errorf("row %s has no %s%s", n, n, noGzip)
+			}
+		}
 	}
 }

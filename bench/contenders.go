@@ -1,6 +1,11 @@
 package main
 
-import "github.com/syncer-gen/syncer-gen/bench/internal/driver"
+import (
+	"strings"
+
+	"github.com/syncer-gen/syncer-gen/bench/internal/driver"
+	"k8s.io/client-go/rest"
+)
 
 // Names of the contenders the ratios are computed from.
 const (
@@ -14,9 +19,37 @@ const (
 	oursSlow      = "ours-slow-handler"
 	clientGoSlow  = "client-go-slow-handler"
 	watchListGate = "KUBE_FEATURE_WatchListClient"
+
+	clientGoWatchNoGzip = clientGoWatch + noGzip
+	clientGoListNoGzip  = clientGoList + noGzip
+	clientGoSlowNoGzip  = clientGoSlow + noGzip
 )
 
-var contenders = []driver.Contender{
+// noGzip ends the name of a client-go contender run with compression off
+// (rest.Config.DisableCompression: its transport does not ask for gzip),
+// as ours asks by default: a ratio of ours against client-go then measures
+// the syncer, against the same contender without it gzip too. The child
+// runs the contender its name names without the suffix (runAs).
+const noGzip = "-nogzip"
+
+// withoutGzip returns c run with compression off.
+func withoutGzip(c driver.Contender) driver.Contender {
+	c.Name += noGzip
+	c.What += "; compression off (rest.Config.DisableCompression), as ours by default"
+	return c
+}
+
+// runAs returns the contender a child runs for name, turning compression
+// off on cfg for a name that ends in noGzip.
+func runAs(name string, cfg *rest.Config) string {
+	base, off := strings.CutSuffix(name, noGzip)
+	if off {
+		cfg.DisableCompression = true
+	}
+	return base
+}
+
+var contenders = andWithoutGzip([]driver.Contender{
 	{Name: floorRead, What: "raw WatchList stream (uncompressed, as ours asks) to the end bookmark; frames and event types only"},
 	{Name: floorDecode, Steady: true, What: "same, each object decoded into its typed struct and dropped"},
 	{Name: keepAll, What: "same, each object kept in a plain map (memory floor)"},
@@ -30,11 +63,33 @@ var contenders = []driver.Contender{
 		What: "ours with a second handler that sleeps 1 ms per call in the steady state"},
 	{Name: clientGoSlow, Steady: true, Slow: true, Env: []string{watchListGate + "=true"},
 		What: "client-go-watchlist with a second handler that sleeps 1 ms per call in the steady state"},
+})
+
+// andWithoutGzip returns cs with each client-go contender followed by the
+// same with compression off.
+func andWithoutGzip(cs []driver.Contender) []driver.Contender {
+	var out []driver.Contender
+	for _, c := range cs {
+		out = append(out, c)
+		if isClientGo(c.Name) {
+			out = append(out, withoutGzip(c))
+		}
+	}
+	return out
 }
 
-func contenderNames() []string {
-	out := make([]string, len(contenders))
-	for i, c := range contenders {
+// isClientGo tells whether a contender is client-go's (controller-runtime's
+// cache is client-go's informer too).
+func isClientGo(name string) bool {
+	return strings.HasPrefix(name, "client-go") || strings.HasPrefix(name, crCache)
+}
+
+func contenderNames() []string { return namesOf(contenders) }
+
+// namesOf returns the names of cs, in order.
+func namesOf(cs []driver.Contender) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
 		out[i] = c.Name
 	}
 	return out

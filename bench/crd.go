@@ -33,7 +33,7 @@ const (
 	payloadAnnotation = "bench.syncer-gen.io/payload"
 )
 
-var crdContenders = []driver.Contender{
+var crdContenders = andWithoutGzip([]driver.Contender{
 	{Name: ours, What: "syncer-gen's generated WidgetSyncer (examples/crd), default options: its indexes ByOwner and ByColor"},
 	{Name: clientGoWatch, Env: []string{watchListGate + "=true"},
 		What: "client-go SharedIndexInformer over *Widget, WatchListClient on: a ListWatch on a REST client of the type, as informer-gen's or controller-runtime's; the owner and color indexes of ours"},
@@ -43,7 +43,7 @@ var crdContenders = []driver.Contender{
 		What: "a controller-runtime Manager whose controller watches For(&Widget{}) and whose reconciler reads each widget through the Manager's cache (WatchListClient on); synced: every widget reconciled once"},
 	{Name: crSyncer,
 		What: "the same Manager and reconciler with the generated WidgetSyncer as the controller's source and the reconciler's reader (ctrlsyncer)"},
-}
+})
 
 var widgets = resource{
 	plural: "widgets",
@@ -171,16 +171,21 @@ func (b *bench) crdRounds(ctx context.Context) ([]driver.Result, error) {
 // informer; the targets are 0.8x on time and RSS.
 func crdComparisons(ss []driver.Summary) []driver.Comparison {
 	o, t, d := driver.Find(ss, ours), driver.Find(ss, clientGoWatch), driver.Find(ss, clientGoDynamic)
+	tn := driver.Find(ss, clientGoWatchNoGzip)
 	nan := math.NaN()
 	return []driver.Comparison{
 		{Key: "crd_time_vs_clientgo", What: "ours time to synced / client-go-watchlist (typed)", Value: driver.Ratio(o.SyncSeconds, t.SyncSeconds), Target: 0.8},
 		{Key: "crd_rss_vs_clientgo", What: "ours peak RSS at sync / client-go-watchlist (typed)", Value: driver.Ratio(o.HwmSyncMiB, t.HwmSyncMiB), Target: 0.8},
+		{What: "ours time to synced / client-go-watchlist-nogzip (typed)", Value: driver.Ratio(o.SyncSeconds, tn.SyncSeconds), Target: nan},
+		{What: "ours peak RSS at sync / client-go-watchlist-nogzip (typed)", Value: driver.Ratio(o.HwmSyncMiB, tn.HwmSyncMiB), Target: nan},
 		{What: "ours time to synced / client-go-dynamic", Value: driver.Ratio(o.SyncSeconds, d.SyncSeconds), Target: nan},
 		{What: "ours peak RSS at sync / client-go-dynamic", Value: driver.Ratio(o.HwmSyncMiB, d.HwmSyncMiB), Target: nan},
 		{Key: "cr_time_vs_cache", What: "controller-runtime with the syncer / with its cache: time to the last first reconcile",
 			Value: driver.Ratio(driver.Find(ss, crSyncer).SyncSeconds, driver.Find(ss, crCache).SyncSeconds), Target: 0.7},
 		{Key: "cr_rss_vs_cache", What: "controller-runtime with the syncer / with its cache: peak RSS",
 			Value: driver.Ratio(driver.Find(ss, crSyncer).HwmSyncMiB, driver.Find(ss, crCache).HwmSyncMiB), Target: 0.8},
+		{What: "controller-runtime with the syncer / with its cache, compression off (cr-cache-nogzip): time to the last first reconcile",
+			Value: driver.Ratio(driver.Find(ss, crSyncer).SyncSeconds, driver.Find(ss, crCache+noGzip).SyncSeconds), Target: nan},
 	}
 }
 

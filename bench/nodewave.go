@@ -37,7 +37,7 @@ const waveNamespace = "bench-wave"
 // waveRows are the rows of the wave table: ours first, whose agents save
 // the snapshots ours-warm starts from. With its field selector ours lists
 // (runtime's firstWatchList); ours-watchlist shows what WatchList costs.
-var waveRows = []string{ours, oursWarm, oursWarmNewServer, oursWatchList, clientGoWatch, clientGoList}
+var waveRows = []string{ours, oursWarm, oursWarmNewServer, oursWatchList, clientGoWatch, clientGoWatchNoGzip, clientGoList, clientGoListNoGzip}
 
 // oursWarmNewServer is ours-warm against a kube-apiserver restarted since
 // the snapshots were saved.
@@ -212,10 +212,13 @@ func waveTable(runs []serverRun, agents int) *driver.Table {
 func waveComparisons(runs []serverRun) []driver.Comparison {
 	o, ow, on := summarizeServer(runs, ours), summarizeServer(runs, oursWarm), summarizeServer(runs, oursWarmNewServer)
 	w, l := summarizeServer(runs, clientGoWatch), summarizeServer(runs, clientGoList)
+	wn, ln := summarizeServer(runs, clientGoWatchNoGzip), summarizeServer(runs, clientGoListNoGzip)
 	nan := math.NaN()
 	return []driver.Comparison{
 		{Key: "wave_warm_cpu_vs_clientgo", What: "warm wave: ours-warm apiserver CPU / client-go-watchlist", Value: driver.Ratio(ow.cpu, w.cpu), Target: 0.25},
 		{Key: "wave_warm_cpu_vs_clientgo_list", What: "warm wave: ours-warm apiserver CPU / client-go-list", Value: driver.Ratio(ow.cpu, l.cpu), Target: 0.5},
+		{What: "warm wave: ours-warm apiserver CPU / client-go-watchlist-nogzip", Value: driver.Ratio(ow.cpu, wn.cpu), Target: nan},
+		{What: "warm wave: ours-warm apiserver CPU / client-go-list-nogzip", Value: driver.Ratio(ow.cpu, ln.cpu), Target: nan},
 		{What: "warm wave, kube-apiserver restarted since: ours-warm-new-apiserver apiserver CPU / client-go-list", Value: driver.Ratio(on.cpu, l.cpu), Target: nan},
 		{What: "cold wave: ours apiserver CPU / client-go-list", Value: driver.Ratio(o.cpu, l.cpu), Target: nan},
 		{What: "cold wave: ours apiserver CPU / client-go-watchlist", Value: driver.Ratio(o.cpu, w.cpu), Target: nan},

@@ -13,6 +13,7 @@ import (
 func comparisons(ss []driver.Summary) []driver.Comparison {
 	o, st := driver.Find(ss, ours), driver.Find(ss, oursStrip)
 	fd, ka, cg := driver.Find(ss, floorDecode), driver.Find(ss, keepAll), driver.Find(ss, clientGoWatch)
+	cgn := driver.Find(ss, clientGoWatchNoGzip)
 	return []driver.Comparison{
 		{Key: "time_vs_floor", What: "ours time to synced / floor-decode", Value: driver.Ratio(o.SyncSeconds, fd.SyncSeconds), Target: 1.05},
 		{Key: "rss_vs_keepall", What: "ours peak RSS at sync / keep-all", Value: driver.Ratio(o.HwmSyncMiB, ka.HwmSyncMiB), Target: 1.0},
@@ -24,6 +25,10 @@ func comparisons(ss []driver.Summary) []driver.Comparison {
 		{What: "ours steady lag p99 / client-go-watchlist", Value: driver.Ratio(o.LagP99ms, cg.LagP99ms), Target: 1.0},
 		{What: "ours time to synced / keep-all", Value: driver.Ratio(o.SyncSeconds, ka.SyncSeconds), Target: math.NaN()},
 		{Key: "cpu_per_event_vs_floor", What: "ours steady CPU per event / floor-decode", Value: driver.Ratio(o.CpuPer1k, fd.CpuPer1k), Target: 1.1},
+		{What: "ours time to synced / client-go-watchlist-nogzip", Value: driver.Ratio(o.SyncSeconds, cgn.SyncSeconds), Target: math.NaN()},
+		{What: "ours peak RSS at sync / client-go-watchlist-nogzip", Value: driver.Ratio(o.HwmSyncMiB, cgn.HwmSyncMiB), Target: math.NaN()},
+		{What: "ours steady CPU per event / client-go-watchlist-nogzip", Value: driver.Ratio(o.CpuPer1k, cgn.CpuPer1k), Target: math.NaN()},
+		{What: "client-go-watchlist-nogzip time to synced / client-go-watchlist", Value: driver.Ratio(cgn.SyncSeconds, cg.SyncSeconds), Target: math.NaN()},
 		{What: "client-go-watchlist steady CPU per event / floor-decode", Value: driver.Ratio(cg.CpuPer1k, fd.CpuPer1k), Target: math.NaN()},
 	}
 }
@@ -83,7 +88,7 @@ func report(w io.Writer, setup string, out outcome) {
 	css := driver.Summarize(out.crd, crdNames)
 	ccs := crdComparisons(css)
 	reportCRD(w, out.crd, css, ccs)
-	wss := driver.Summarize(out.warm, []string{oursWarm, ours, clientGoWatch})
+	wss := driver.Summarize(out.warm, namesOf(warmContenders))
 	wcs := warmComparisons(wss)
 	reportWarm(w, out.warm, wss, wcs)
 	shcs := shardComparisons(out.shards)

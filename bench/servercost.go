@@ -39,7 +39,7 @@ var serverContenders = []driver.Contender{
 }
 
 // serverRows are the contenders of the server-cost table run in turn.
-var serverRows = []string{ours, oursCompressed, oursList, oursWarm, clientGoWatch, clientGoList}
+var serverRows = []string{ours, oursCompressed, oursList, oursWarm, clientGoWatch, clientGoWatchNoGzip, clientGoList, clientGoListNoGzip}
 
 // serverContender is the contender of a server-cost row.
 func serverContender(name string) driver.Contender {
@@ -282,6 +282,7 @@ func serverTable(runs []serverRun, clients int) *driver.Table {
 func serverComparisons(runs []serverRun) []driver.Comparison {
 	o, w, l := summarizeServer(runs, ours), summarizeServer(runs, clientGoWatch), summarizeServer(runs, clientGoList)
 	ow, ou, ol := summarizeServer(runs, oursWarm), summarizeServer(runs, oursCompressed), summarizeServer(runs, oursList)
+	wn, ln := summarizeServer(runs, clientGoWatchNoGzip), summarizeServer(runs, clientGoListNoGzip)
 	best := w
 	if l.cpu < w.cpu {
 		best = l
@@ -292,6 +293,9 @@ func serverComparisons(runs []serverRun) []driver.Comparison {
 		{What: "ours apiserver peak RSS over idle / client-go-watchlist", Value: driver.Ratio(o.peakOverMiB, w.peakOverMiB), Target: 1.1},
 		{Key: "server_cpu_vs_clientgo_watchlist", What: "ours apiserver CPU / client-go-watchlist", Value: driver.Ratio(o.cpu, w.cpu), Target: 1.1},
 		{What: "ours apiserver CPU / client-go-list", Value: driver.Ratio(o.cpu, l.cpu), Target: nan},
+		{What: "ours apiserver CPU / client-go-watchlist-nogzip", Value: driver.Ratio(o.cpu, wn.cpu), Target: nan},
+		{What: "ours apiserver CPU / client-go-list-nogzip", Value: driver.Ratio(o.cpu, ln.cpu), Target: nan},
+		{What: "ours apiserver peak RSS over idle / client-go-watchlist-nogzip", Value: driver.Ratio(o.peakOverMiB, wn.peakOverMiB), Target: nan},
 		{Key: "cold_server_cpu_vs_clientgo_best", What: "ours apiserver CPU / client-go's cheaper mode (" + best.contender + ")", Value: driver.Ratio(o.cpu, best.cpu), Target: 1},
 		{What: "ours-compressed apiserver CPU / ours", Value: driver.Ratio(ou.cpu, o.cpu), Target: nan},
 		{What: "ours-list apiserver CPU / ours", Value: driver.Ratio(ol.cpu, o.cpu), Target: nan},

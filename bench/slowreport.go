@@ -10,7 +10,7 @@ import (
 
 // slowPairs are the slow-handler contenders, each with the same contender
 // without the slow handler.
-var slowPairs = [][2]string{{oursSlow, ours}, {clientGoSlow, clientGoWatch}}
+var slowPairs = [][2]string{{oursSlow, ours}, {clientGoSlow, clientGoWatch}, {clientGoSlowNoGzip, clientGoWatchNoGzip}}
 
 // slowTable shows the steady state of the slow-handler contenders and of
 // the same contenders without the slow handler.
@@ -25,13 +25,13 @@ func slowTable(ss []driver.Summary) *driver.Table {
 				continue
 			}
 			restarts := driver.Num(s.Restarts, 0)
-			if name == clientGoSlow || name == clientGoWatch {
+			if isClientGo(name) {
 				restarts = "-" // not observable but as requests
 			}
 			slow := []string{"-", "-", "-", "-"}
-			if name == oursSlow || name == clientGoSlow {
+			if name == p[0] { // the slow-handler contender
 				slow = []string{driver.Num(s.SlowCalls, 0), driver.Num(s.SlowCallMs, 2), driver.Num(s.SlowPending, 0), driver.Num(s.SlowMaxDepth, 0)}
-				if name == clientGoSlow {
+				if isClientGo(name) {
 					slow[3] = "-" // its buffer's size is not observable
 				}
 			}
@@ -52,6 +52,8 @@ func slowComparisons(ss []driver.Summary) []driver.Comparison {
 		{What: "ours-slow-handler other handler's lag p99 / ours", Value: driver.Ratio(so.LagP99ms, o.LagP99ms), Target: 1.1},
 		{What: "client-go-slow-handler other handler's lag p50 / client-go-watchlist", Value: driver.Ratio(sc.LagP50ms, c.LagP50ms), Target: nan},
 		{What: "client-go-slow-handler other handler's lag p99 / client-go-watchlist", Value: driver.Ratio(sc.LagP99ms, c.LagP99ms), Target: nan},
+		{What: "client-go-slow-handler-nogzip other handler's lag p99 / client-go-watchlist-nogzip",
+			Value: driver.Ratio(driver.Find(ss, clientGoSlowNoGzip).LagP99ms, driver.Find(ss, clientGoWatchNoGzip).LagP99ms), Target: nan},
 		{Key: "slow_restarts", What: "ours-slow-handler watch restarts (Metrics.Reconnected + Relisted)", Value: so.Restarts, Count: true},
 		{What: "ours-slow-handler LIST+WATCH requests", Value: so.Requests, Count: true},
 		{What: "client-go-slow-handler LIST+WATCH requests", Value: sc.Requests, Target: nan, Count: true},

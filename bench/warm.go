@@ -25,11 +25,11 @@ import (
 // oursWarm is our syncer restarted from the snapshot a cold run saved.
 const oursWarm = "ours-warm"
 
-var warmContenders = []driver.Contender{
+var warmContenders = andWithoutGzip([]driver.Contender{
 	{Name: oursWarm, What: "ours restarted with runtime.WithSnapshot from the snapshot its cold run saved, after the churn"},
 	{Name: ours, What: "ours started cold (no snapshot)"},
 	{Name: clientGoWatch, Env: []string{watchListGate + "=true"}, What: "client-go SharedIndexInformer, WatchListClient on, protobuf"},
-}
+})
 
 // population tracks which objects exist: live are indexes for objectName,
 // next the index of the next object to create.
@@ -149,7 +149,7 @@ func (b *bench) warmRounds(ctx context.Context) ([]driver.Result, error) {
 			if c.Name == oursWarm {
 				extra = []string{"-snapshot=" + snap}
 			}
-			if c.Name != clientGoWatch {
+			if !isClientGo(c.Name) {
 				extra = append(extra, "-digest")
 			}
 			r, err := b.runOne(ctx, c, round, extra...)
@@ -160,7 +160,7 @@ func (b *bench) warmRounds(ctx context.Context) ([]driver.Result, error) {
 			if c.Name == oursWarm && !strings.Contains(r.Sync.Note, "mode=warm") {
 				return nil, fmt.Errorf("warm round %d: %s did not start warm (%s)", round, c.Name, r.Sync.Note)
 			}
-			if c.Name != clientGoWatch {
+			if !isClientGo(c.Name) {
 				if err := checkStore(r, want); err != nil {
 					return nil, fmt.Errorf("warm round %d: %w", round, err)
 				}
@@ -186,6 +186,7 @@ func warmTable(ss []driver.Summary) *driver.Table {
 // 0.25x cold on time and 0.20x on bytes.
 func warmComparisons(ss []driver.Summary) []driver.Comparison {
 	w, o, c := driver.Find(ss, oursWarm), driver.Find(ss, ours), driver.Find(ss, clientGoWatch)
+	cn := driver.Find(ss, clientGoWatchNoGzip)
 	nan := math.NaN()
 	return []driver.Comparison{
 		{Key: "warm_time_vs_cold", What: "ours-warm time to synced / ours (cold)", Value: driver.Ratio(w.SyncSeconds, o.SyncSeconds), Target: 0.25},
@@ -194,6 +195,9 @@ func warmComparisons(ss []driver.Summary) []driver.Comparison {
 		{What: "ours-warm time to synced / client-go-watchlist", Value: driver.Ratio(w.SyncSeconds, c.SyncSeconds), Target: nan},
 		{What: "ours-warm bytes read / client-go-watchlist", Value: driver.Ratio(w.ReadMiB, c.ReadMiB), Target: nan},
 		{What: "ours-warm peak RSS at sync / client-go-watchlist", Value: driver.Ratio(w.HwmSyncMiB, c.HwmSyncMiB), Target: nan},
+		{What: "ours-warm time to synced / client-go-watchlist-nogzip", Value: driver.Ratio(w.SyncSeconds, cn.SyncSeconds), Target: nan},
+		{What: "ours-warm bytes read / client-go-watchlist-nogzip", Value: driver.Ratio(w.ReadMiB, cn.ReadMiB), Target: nan},
+		{What: "ours (cold) bytes read / client-go-watchlist-nogzip", Value: driver.Ratio(o.ReadMiB, cn.ReadMiB), Target: nan},
 	}
 }
 
