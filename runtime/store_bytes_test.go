@@ -136,8 +136,8 @@ func TestStoreBytesFollowTheServer(t *testing.T) {
 	}
 	settled("the initial pods", n)
 	initial := s.Store().Bytes()
-	for i := range n / 2 { // labels added: each pod grows
-		patch := fmt.Sprintf(`{"metadata":{"labels":{"grown":"%s"}}}`, fmt.Sprintf("%0200d", i))
+	for i := range n / 2 { // an annotation added: each pod grows
+		patch := fmt.Sprintf(`{"metadata":{"annotations":{"grown":"%s"}}}`, fmt.Sprintf("%0200d", i))
 		if _, err := cs.CoreV1().Pods(ns).Patch(ctx, fmt.Sprintf("p-%02d", i), types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
 			t.Fatal(err)
 		}
