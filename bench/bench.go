@@ -144,6 +144,11 @@ func benchMain(args []string) error {
 			return err
 		}
 	}
+	if o.runs(partProjection) {
+		if out.projection, err = b.projectionRounds(ctx); err != nil {
+			return err
+		}
+	}
 	out.pods = o.n
 	report(os.Stdout, setup, out)
 	if o.charts != "" && o.profileDir == "" {

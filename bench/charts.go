@@ -128,7 +128,35 @@ func charts(run []string, out outcome) map[string]*driver.Chart {
 	if len(out.fleet) > 0 {
 		m[partFleet] = fleetChart(run, out.fleet)
 	}
+	if p := out.projection; len(p.pods) > 0 || len(p.crs) > 0 {
+		m[partProjection] = projectionChart(run, driver.Summarize(p.pods, namesOf(projContenders)), driver.Summarize(p.crs, namesOf(projCRDContenders)))
+	}
 	return m
+}
+
+// projectionChart: the pods' figures against the floors and client-go with
+// its stripping transform, the bytes our stores hold, and the widgets'
+// projected syncer against the full one.
+func projectionChart(run []string, pods, crs []driver.Summary) *driver.Chart {
+	store := func(s driver.Summary) float64 { return s.StoreMiB }
+	crPanel := func(metric string, decimals int, f func(driver.Summary) float64) driver.Panel {
+		p := driver.PanelOf(metric, decimals, crs, f, ours)
+		for i := range p.Bars {
+			p.Bars[i].Contender = "widgets: " + p.Bars[i].Contender
+		}
+		p.Refs = []string{"widgets: " + ours}
+		return p
+	}
+	return &driver.Chart{Title: "Projection: Deployment-shaped pods and a CRD, projected against whole objects (lower is better)", Run: run, Panels: []driver.Panel{
+		driver.PanelOf("pods: time to synced, s", 3, pods, driver.SyncTime, floorRead, clientGoStrip),
+		driver.PanelOf("pods: peak RSS at sync, MiB", 1, pods, driver.SyncRSS, clientGoStrip),
+		driver.PanelOf("pods: allocated to sync, MiB", 0, pods, driver.Allocated, floorDecode, clientGoStrip),
+		driver.PanelOf("pods: steady state, CPU s per 1,000 events", 3, pods, func(s driver.Summary) float64 { return s.CpuPer1k }, floorDecode),
+		driver.PanelOf("pods: what our store holds (Store.Bytes), MiB", 1, pods, store),
+		crPanel("widgets: time to synced, s", 3, driver.SyncTime),
+		crPanel("widgets: peak RSS at sync, MiB", 1, driver.SyncRSS),
+		crPanel("widgets: what our store holds (Store.Bytes), MiB", 1, store),
+	}}
 }
 
 // writeCharts writes dir/bench-<part>.svg for each part that ran.

@@ -146,7 +146,7 @@ func childMain(args []string) error {
 	}
 	rep := driver.SyncReport{
 		SyncSeconds: took.Seconds(), Objects: out.objects, HWMBytes: hwm,
-		TotalAllocBytes: ms.TotalAlloc, NumGC: ms.NumGC, Note: out.note, BytesRead: read,
+		TotalAllocBytes: ms.TotalAlloc, NumGC: ms.NumGC, Note: out.note, BytesRead: read, StoreBytes: out.storeBytes,
 	}
 	if a.digest {
 		if out.keys == nil {

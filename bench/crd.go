@@ -59,8 +59,13 @@ var widgets = resource{
 
 // lookupResource returns the resource a child syncs: one of resources, or widgets.
 func lookupResource(name string) (resource, bool) {
-	if name == widgets.plural {
+	switch name {
+	case widgets.plural:
 		return widgets, true
+	case projPodsName:
+		return projPods, true
+	case projWidgetsName:
+		return projWidgets, true
 	}
 	r, ok := resources[name]
 	return r, ok

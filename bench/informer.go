@@ -9,6 +9,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
+	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
 )
 
 // newInformerFunc makes a client-go SharedIndexInformer of one namespace,
@@ -65,4 +66,18 @@ func runInformer[P metav1.Object](ctx context.Context, e *childEnv, newInformer 
 		return syncOutcome{}, err
 	}
 	return syncOutcome{objects: int(added.Load()), keep: inf}, nil
+}
+
+// stripping returns newInformer with a transform that clears each object's
+// managedFields before the informer stores it (controller-runtime's
+// TransformStripManagedFields, a client-go cache.TransformFunc), as
+// controllers that keep many objects set it.
+func stripping(newInformer newInformerFunc) newInformerFunc {
+	return func(cfg *rest.Config, namespace, fieldSelector string) (cache.SharedIndexInformer, error) {
+		inf, err := newInformer(cfg, namespace, fieldSelector)
+		if err != nil {
+			return nil, err
+		}
+		return inf, inf.SetTransform(crcache.TransformStripManagedFields())
+	}
 }

@@ -38,7 +38,8 @@ var machineKeys = []string{"time_vs_floor", "rss_vs_keepall", "rss_vs_clientgo",
 	"slow_lag_p50_vs_fast", "slow_restarts", "slow_rss_vs_clientgo",
 	"server_rss_vs_clientgo_list", "server_cpu_vs_clientgo_watchlist", "crd_time_vs_clientgo", "crd_rss_vs_clientgo",
 	"warm_time_vs_cold", "warm_bytes_vs_cold", "cpu_per_event_vs_floor",
-	"shard_time_vs_unsharded", "shard_rss_vs_unsharded", "shard_server_cpu_vs_unsharded", "cr_time_vs_cache", "cr_rss_vs_cache", "cold_server_cpu_vs_clientgo_best", "wave_warm_cpu_vs_clientgo", "wave_warm_cpu_vs_clientgo_list", "apiserver_restart_cpu_vs_clientgo", "takeover_s"}
+	"shard_time_vs_unsharded", "shard_rss_vs_unsharded", "shard_server_cpu_vs_unsharded", "cr_time_vs_cache", "cr_rss_vs_cache", "cold_server_cpu_vs_clientgo_best", "wave_warm_cpu_vs_clientgo", "wave_warm_cpu_vs_clientgo_list", "apiserver_restart_cpu_vs_clientgo", "takeover_s",
+	"proj_time_vs_floor_read", "proj_rss_vs_clientgo_strip", "proj_cpu_per_event_vs_floor_decode", "proj_crd_time_vs_full", "proj_crd_rss_vs_full"}
 
 // outcome is what the parts of the benchmark measured; empty for a part
 // that did not run.
@@ -53,8 +54,10 @@ type outcome struct {
 	waves    []serverRun // the node-agent wave
 	fleet    []fleetRun
 	restarts []restartRun
-	agents   int
-	pods     int
+	// projection is the projection part's; empty when it did not run.
+	projection projectionOutcome
+	agents     int
+	pods       int
 }
 
 // report prints the tables and ends with the machine-readable line.
@@ -81,11 +84,7 @@ func report(w io.Writer, setup string, out outcome) {
 	reportSlow(w, ss, scs)
 	svcs := serverComparisons(out.server)
 	reportServerCost(w, out.server, out.clients, svcs)
-	crdNames := make([]string, len(crdContenders))
-	for i, c := range crdContenders {
-		crdNames[i] = c.Name
-	}
-	css := driver.Summarize(out.crd, crdNames)
+	css := driver.Summarize(out.crd, namesOf(crdContenders))
 	ccs := crdComparisons(css)
 	reportCRD(w, out.crd, css, ccs)
 	wss := driver.Summarize(out.warm, namesOf(warmContenders))
@@ -99,5 +98,9 @@ func report(w io.Writer, setup string, out outcome) {
 	reportRestart(w, out.restarts, out.agents, out.pods, rcs)
 	fcs := fleetComparisons(out.fleet)
 	reportFleet(w, out.fleet, out.pods, fcs)
-	fmt.Fprintln(w, driver.MachineLine(slices.Concat(cs, scs, svcs, ccs, wcs, shcs, wvcs, rcs, fcs), machineKeys))
+	pss := driver.Summarize(out.projection.pods, namesOf(projContenders))
+	prs := driver.Summarize(out.projection.crs, namesOf(projCRDContenders))
+	pcs := projectionComparisons(pss, prs)
+	reportProjection(w, out.projection, pss, prs, pcs)
+	fmt.Fprintln(w, driver.MachineLine(slices.Concat(cs, scs, svcs, ccs, wcs, shcs, wvcs, rcs, fcs, pcs), machineKeys))
 }

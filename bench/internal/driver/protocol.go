@@ -57,6 +57,9 @@ type SyncReport struct {
 	BytesRead int64 `json:"bytesRead"`
 	// StoreDigest is digest() of the store's names and resourceVersions (-digest).
 	StoreDigest string `json:"storeDigest,omitempty"`
+	// StoreBytes is what our syncer's store says it holds (Store.Bytes);
+	// 0 for the other contenders.
+	StoreBytes int64 `json:"storeBytes,omitempty"`
 }
 
 // SteadyReport is what a child measured during the steady state.

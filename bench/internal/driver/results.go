@@ -29,6 +29,7 @@ type Summary struct {
 	hwmExitMiB   float64
 	AllocMiB     float64
 	ReadMiB      float64 // read from the server's sockets up to synced
+	StoreMiB     float64 // what our syncer's store says it holds at sync (Store.Bytes); NaN for others
 	Objects      float64
 	CpuPer1k     float64 // CPU seconds per 1,000 events in the steady state
 	LagP50ms     float64
@@ -114,15 +115,18 @@ func summarizeOne(name string, rs []Result) Summary {
 		}
 	}
 	return Summary{
-		Contender:    name,
-		Runs:         len(rs),
-		SyncSeconds:  med(always(func(r Result) float64 { return r.Sync.SyncSeconds })),
-		SyncMin:      syncMin,
-		SyncMax:      syncMax,
-		HwmSyncMiB:   med(always(func(r Result) float64 { return float64(r.Sync.HWMBytes) / MiB })),
-		hwmExitMiB:   med(always(func(r Result) float64 { return float64(r.Exit.HWMBytes) / MiB })),
-		AllocMiB:     med(always(func(r Result) float64 { return float64(r.Sync.TotalAllocBytes) / MiB })),
-		ReadMiB:      med(always(func(r Result) float64 { return float64(r.Sync.BytesRead) / MiB })),
+		Contender:   name,
+		Runs:        len(rs),
+		SyncSeconds: med(always(func(r Result) float64 { return r.Sync.SyncSeconds })),
+		SyncMin:     syncMin,
+		SyncMax:     syncMax,
+		HwmSyncMiB:  med(always(func(r Result) float64 { return float64(r.Sync.HWMBytes) / MiB })),
+		hwmExitMiB:  med(always(func(r Result) float64 { return float64(r.Exit.HWMBytes) / MiB })),
+		AllocMiB:    med(always(func(r Result) float64 { return float64(r.Sync.TotalAllocBytes) / MiB })),
+		ReadMiB:     med(always(func(r Result) float64 { return float64(r.Sync.BytesRead) / MiB })),
+		StoreMiB: med(func(r Result) (float64, bool) {
+			return float64(r.Sync.StoreBytes) / MiB, r.Sync.StoreBytes > 0
+		}),
 		Objects:      med(always(func(r Result) float64 { return float64(r.Sync.Objects) })),
 		CpuPer1k:     med(steady(func(s *SteadyReport) float64 { return s.CPUSeconds / float64(s.Events) * 1000 })),
 		LagP50ms:     med(steady(func(s *SteadyReport) float64 { return s.LagP50Seconds * 1000 })),
@@ -164,7 +168,7 @@ func Find(ss []Summary, name string) Summary {
 		}
 	}
 	nan := math.NaN()
-	return Summary{Contender: name, SyncSeconds: nan, SyncMin: nan, SyncMax: nan, HwmSyncMiB: nan, hwmExitMiB: nan, AllocMiB: nan, ReadMiB: nan,
+	return Summary{Contender: name, SyncSeconds: nan, SyncMin: nan, SyncMax: nan, HwmSyncMiB: nan, hwmExitMiB: nan, AllocMiB: nan, ReadMiB: nan, StoreMiB: nan,
 		Objects: nan, CpuPer1k: nan, LagP50ms: nan, LagP99ms: nan, SteadyEvents: nan, WriteRate: nan,
 		HwmSteadyMiB: nan, LiveHeapMiB: nan, Requests: nan, Restarts: nan, SlowCalls: nan, SlowCallMs: nan, SlowPending: nan, SlowMaxDepth: nan, Pool: nan}
 }
