@@ -120,9 +120,12 @@ func TestChartsOfAnOutcome(t *testing.T) {
 		shards:   []shardRun{{k: 1, alone: 1, aloneRSS: 100 * driver.MiB}, {k: 4, alone: 0.3, aloneRSS: 50 * driver.MiB}},
 		waves:    []serverRun{{contender: ours, cpu: time.Second}, {contender: clientGoList, cpu: 2 * time.Second}},
 		restarts: []restartRun{{contender: restartIdle, cpu: time.Second}, {contender: ours, cpu: time.Second}, {contender: clientGoWatch, cpu: 3 * time.Second}},
-		fleet:    []fleetRun{{takeover: 6.5}, {takeover: 6.7}}}
+		fleet:    []fleetRun{{takeover: 6.5}, {takeover: 6.7}},
+		projection: projectionOutcome{pods: []driver.Result{r(floorRead, 0.5), r(clientGoStrip, 2), r(oursStrip, 1)},
+			crs: []driver.Result{r(ours, 1)}}}
+	out.projection.pods[2].Sync.StoreBytes = 30 * driver.MiB
 	cs := charts([]string{"run"}, out)
-	want := []string{partContenders, partWarm, partShard, partWave, partRestart, partFleet}
+	want := []string{partContenders, partWarm, partShard, partWave, partRestart, partFleet, partProjection}
 	for _, part := range want {
 		if cs[part] == nil {
 			t.Errorf("no chart of the %s part", part)
@@ -132,13 +135,20 @@ func TestChartsOfAnOutcome(t *testing.T) {
 		t.Fatalf("charts of %d parts, want %d: %v", len(cs), len(want), cs)
 	}
 	for part, metric := range map[string]string{partWarm: "time to synced, s", partShard: "one shard alone: time to synced, s",
-		partWave: "apiserver CPU, s", partRestart: "apiserver CPU, s"} {
+		partWave: "apiserver CPU, s", partRestart: "apiserver CPU, s", partProjection: "pods: time to synced, s"} {
 		got := parseSVG(t, cs[part].SVG()).bars[metric]
 		wantBars := map[string][]string{partWarm: {oursWarm, ours}, partShard: {"unsharded", "shard of 4"},
-			partWave: {ours, clientGoList}, partRestart: {ours, clientGoWatch}}[part]
+			partWave: {ours, clientGoList}, partRestart: {ours, clientGoWatch}, partProjection: {floorRead, clientGoStrip, oursStrip}}[part]
 		if !slices.Equal(got, wantBars) {
 			t.Errorf("%s bars %q, want %q", part, got, wantBars)
 		}
+	}
+	p := parseSVG(t, cs[partProjection].SVG())
+	if got := p.bars["pods: what our store holds (Store.Bytes), MiB"]; !slices.Equal(got, []string{oursStrip}) {
+		t.Errorf("projection: store bars %q, want ours-strip's alone", got)
+	}
+	if got := p.bars["widgets: time to synced, s"]; !slices.Equal(got, []string{"widgets: " + ours}) {
+		t.Errorf("projection: widgets' bars %q", got)
 	}
 	if got := cs[partRestart].Panels[0].Bars[0].Value; got != 0 {
 		t.Errorf("restart: ours drawn at %v s, want 0 over the start-up's own CPU", got)
@@ -147,7 +157,7 @@ func TestChartsOfAnOutcome(t *testing.T) {
 	if err := writeCharts(dir, []string{"run"}, out); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"bench-contenders.svg", "bench-warm.svg", "bench-shard.svg", "bench-wave.svg", "bench-restart.svg", "bench-fleet.svg"} {
+	for _, f := range []string{"bench-contenders.svg", "bench-warm.svg", "bench-shard.svg", "bench-wave.svg", "bench-restart.svg", "bench-fleet.svg", "bench-projection.svg"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Error(err)
 		}

@@ -48,7 +48,7 @@ var projContenders = andWithoutGzip([]driver.Contender{
 	{Name: clientGoWatch, Steady: true, Env: []string{watchListGate + "=true"},
 		What: "client-go SharedIndexInformer over Pods, WatchListClient on, protobuf, no transform"},
 	{Name: clientGoStrip, Steady: true, Env: []string{watchListGate + "=true"},
-		What: "the same with a transform that clears managedFields before the informer stores a pod (controller-runtime's TransformStripManagedFields, a client-go cache.TransformFunc)"},
+		What: "client-go SharedIndexInformer over Pods, WatchListClient on, protobuf, with a transform that clears managedFields before the informer stores a pod (controller-runtime's TransformStripManagedFields, a client-go cache.TransformFunc)"},
 	{Name: oursStrip, Steady: true, What: "the generated PodSyncer (examples/builtin) with runtime.WithStripManagedFields()"},
 	{Name: oursProjected, Steady: true,
 		What: "the projected Pod syncer: name, namespace, uid, resourceVersion, labels, ownerReferences, spec.nodeName, containers' names and images, status.phase, podIP(s) (bench/projected.go)"},
@@ -208,7 +208,11 @@ func (b *bench) describeStoredPod(ctx context.Context) (string, error) {
 	}
 	var managers []string
 	for _, m := range p.ManagedFields {
-		managers = append(managers, fmt.Sprintf("%s (%s%s)", m.Manager, m.Operation, strings.TrimPrefix("/"+m.Subresource, "/")))
+		how := string(m.Operation)
+		if m.Subresource != "" {
+			how += " of " + m.Subresource
+		}
+		managers = append(managers, fmt.Sprintf("%s (%s)", m.Manager, how))
 	}
 	wire, err := p.Marshal()
 	if err != nil {

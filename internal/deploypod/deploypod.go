@@ -48,8 +48,8 @@ func Pod(ns, name string, i int) *corev1.Pod {
 		},
 		Spec: corev1.PodSpec{
 			Containers: []corev1.Container{
-				container(app, "registry.example.com/shop/"+app+":v1.42.7", 8080, i),
-				container("sidecar", "registry.example.com/mesh/proxy:v1.26.3", 15090, i),
+				container(app, "registry.example.com/shop/"+app+":v1.42.7", "http", 8080, i),
+				container("sidecar", "registry.example.com/mesh/proxy:v1.26.3", "metrics", 15090, i),
 			},
 			Volumes: []corev1.Volume{
 				{Name: "config", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
@@ -122,7 +122,7 @@ func Annotations(i int) map[string]string {
 	}
 }
 
-func container(name, image string, port int32, i int) corev1.Container {
+func container(name, image, portName string, port int32, i int) corev1.Container {
 	var env []corev1.EnvVar
 	for j, k := range []string{"LOG_LEVEL", "LISTEN_ADDR", "UPSTREAM_URL", "FEATURE_FLAGS", "REGION"} {
 		env = append(env, corev1.EnvVar{Name: k, Value: fmt.Sprintf("%s-value-%d-%d", strings.ToLower(k), i%50, j)})
@@ -138,7 +138,7 @@ func container(name, image string, port int32, i int) corev1.Container {
 	return corev1.Container{
 		Name: name, Image: image,
 		Args:  []string{"--config=/etc/" + name + "/config.yaml", "--port=" + fmt.Sprint(port)},
-		Ports: []corev1.ContainerPort{{Name: "http", ContainerPort: port, Protocol: corev1.ProtocolTCP}},
+		Ports: []corev1.ContainerPort{{Name: portName, ContainerPort: port, Protocol: corev1.ProtocolTCP}},
 		Env:   env,
 		Resources: corev1.ResourceRequirements{
 			Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("250m"), corev1.ResourceMemory: resource.MustParse("256Mi")},
