@@ -155,18 +155,23 @@ func widgetIndexers(spec func(obj any, field string) string) cache.Indexers {
 	return cache.Indexers{"owner": by("owner"), "color": by("color")}
 }
 
-// crdRounds installs the CRD, creates the widgets and runs crdContenders.
-func (b *bench) crdRounds(ctx context.Context) ([]driver.Result, error) {
+// populateWidgets installs the CRD and creates o.n widgets of res in o.namespace.
+func (b *bench) populateWidgets(ctx context.Context, o options, res resource) error {
 	if err := crdmanifest.Install(ctx, b.cfg, time.Minute); err != nil {
-		return nil, err
+		return err
 	}
 	rc, err := widgetClient(b.cfg)
 	if err != nil {
-		return nil, err
+		return err
 	}
+	return populate(ctx, b.cs, rc, o, res)
+}
+
+// crdRounds installs the CRD, creates the widgets and runs crdContenders.
+func (b *bench) crdRounds(ctx context.Context) ([]driver.Result, error) {
 	cb := *b
 	cb.o.resource, cb.res = widgets.plural, widgets
-	if err := populate(ctx, b.cs, rc, cb.o, widgets); err != nil {
+	if err := b.populateWidgets(ctx, cb.o, widgets); err != nil {
 		return nil, err
 	}
 	return cb.runRounds(ctx, "crd ", crdContenders)

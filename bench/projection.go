@@ -9,10 +9,8 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/syncer-gen/syncer-gen/bench/internal/driver"
-	crdmanifest "github.com/syncer-gen/syncer-gen/examples/crd/config/crd"
 	"github.com/syncer-gen/syncer-gen/internal/deploypod"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -112,16 +110,9 @@ func (b *bench) projectionRounds(ctx context.Context) (projectionOutcome, error)
 		return out, err
 	}
 
-	if err := crdmanifest.Install(ctx, b.cfg, time.Minute); err != nil {
-		return out, err
-	}
-	rc, err := widgetClient(b.cfg)
-	if err != nil {
-		return out, err
-	}
 	cb := *b
 	cb.o.resource, cb.o.namespace, cb.o.n, cb.o.size, cb.res = projWidgetsName, projCRNamespace, b.o.projCRs, b.o.projCRSize, projWidgets
-	if err := populate(ctx, b.cs, rc, cb.o, projWidgets); err != nil {
+	if err := b.populateWidgets(ctx, cb.o, projWidgets); err != nil {
 		return out, err
 	}
 	cs, skipped = runnable(projCRDContenders, runProjectedWidgets != nil)
