@@ -221,7 +221,7 @@ func ManagedFields(p *corev1.Pod) []metav1.ManagedFieldsEntry {
 			panic(err) // maps of strings marshal
 		}
 		return metav1.ManagedFieldsEntry{Manager: manager, Operation: op, APIVersion: "v1", Time: &Created,
-			FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: raw}, Subresource: sub}
+			FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(string(raw)), Subresource: sub}
 	}
 	return []metav1.ManagedFieldsEntry{
 		entry(Managers[0], metav1.ManagedFieldsOperationUpdate, "", map[string]any{

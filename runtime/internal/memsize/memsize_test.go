@@ -194,7 +194,7 @@ func TestRecursiveType(t *testing.T) {
 // and grown maps, with and without pointers, with keys and values stored
 // apart (over 128 bytes).
 func TestMapShapes(t *testing.T) {
-	type big struct{ b [200]byte }
+	type big [200]byte
 	check := func(name string, n int, fill func() any, size func(any) int64) {
 		t.Run(fmt.Sprintf("%s/%d", name, n), func(t *testing.T) {
 			const count = 500

@@ -42,7 +42,6 @@ var (
 	plans     sync.Map // reflect.Type -> *plan, complete ones only
 	compiling sync.Mutex
 	location  = reflect.TypeFor[time.Location]()
-	stringMap = reflect.TypeFor[map[string]string]()
 	bytesMap  = reflect.TypeFor[map[string][]byte]()
 	anyMap    = reflect.TypeFor[map[string]any]()
 	anyType   = reflect.TypeFor[any]()
