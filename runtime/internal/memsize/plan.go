@@ -4,15 +4,25 @@ import (
 	"reflect"
 	"sync"
 	"time"
+	"unsafe"
+
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // plan is what a value of one type reaches, compiled once per type.
 type plan struct {
 	typ      reflect.Type
 	size     uintptr
-	pointers bool // the type holds pointers: allocations of it are scanned
-	ops      []op // what a value of typ at some address reaches, by offset
-	mapShape      // for a map type
+	pointers bool           // the type holds pointers: allocations of it are scanned
+	ops      []op           // what a value of typ at some address reaches, by offset
+	mapShape                // for a map type
+	typeWord unsafe.Pointer // for a map type: its runtime type, an empty interface's first word
+}
+
+// typeWord returns the first word of an empty interface holding a value of t.
+func typeWord(t reflect.Type) unsafe.Pointer {
+	v := reflect.Zero(t).Interface()
+	return (*[2]unsafe.Pointer)(unsafe.Pointer(&v))[0]
 }
 
 // op is one thing a value reaches, at off bytes into it.
@@ -34,8 +44,9 @@ const (
 	opMapOfStrings
 	opMapOfBytes
 	opMapOfAny
-	opMap   // any other map, walked with reflect
-	opIface // an interface, walked by its dynamic type
+	opMapOfQuantities // a map of resource.Quantity by strings (a ResourceList)
+	opMap             // any other map, walked with reflect
+	opIface           // an interface, walked by its dynamic type
 )
 
 var (
@@ -44,7 +55,7 @@ var (
 	location  = reflect.TypeFor[time.Location]()
 	bytesMap  = reflect.TypeFor[map[string][]byte]()
 	anyMap    = reflect.TypeFor[map[string]any]()
-	anyType   = reflect.TypeFor[any]()
+	quantity  = reflect.TypeFor[resource.Quantity]()
 )
 
 // planOf returns the plan of t, compiling it (and the types it reaches)
@@ -79,6 +90,9 @@ func (c *compiler) plan(t reflect.Type) *plan {
 	if t.Kind() == reflect.Map {
 		p.mapShape = newMapShape(t, c.plan(t.Key()), c.plan(t.Elem()))
 	}
+	if t.Kind() == reflect.Map {
+		p.typeWord = typeWord(t)
+	}
 	if p.pointers {
 		p.ops = c.ops(t, 0, nil)
 	}
@@ -110,6 +124,8 @@ func (c *compiler) ops(t reflect.Type, off uintptr, out []op) []op {
 			kind = opMapOfBytes
 		case t == anyMap:
 			kind = opMapOfAny
+		case t.Key().Kind() == reflect.String && t.Elem() == quantity && onlyStringsAndPointers(c.plan(quantity)):
+			kind = opMapOfQuantities
 		}
 		return append(out, op{kind: kind, off: off, elem: c.plan(t)})
 	case reflect.Interface:
@@ -128,6 +144,17 @@ func (c *compiler) ops(t reflect.Type, off uintptr, out []op) []op {
 		return append(out, op{kind: opArray, off: off, elem: c.plan(t.Elem()), n: t.Len()})
 	}
 	return out // numbers, bools; funcs, chans and unsafe pointers are not data a value owns
+}
+
+// onlyStringsAndPointers tells whether what pl reaches is only strings and
+// pointers (walker.quantity walks nothing else).
+func onlyStringsAndPointers(pl *plan) bool {
+	for _, o := range pl.ops {
+		if o.kind != opString && o.kind != opPointer {
+			return false
+		}
+	}
+	return true
 }
 
 // hasPointers tells whether values of t hold pointers.

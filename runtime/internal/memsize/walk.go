@@ -3,6 +3,8 @@ package memsize
 import (
 	"reflect"
 	"unsafe"
+
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // Sizer estimates the heap bytes values of T hold.
@@ -19,23 +21,10 @@ func (s Sizer[T]) Of(v T) int64 {
 		return 0
 	}
 	var w walker
-	if o := s.p.ops; len(o) == 1 && o[0].kind == opPointer {
-		// A pointer, as every Kubernetes object is: walked from where it
-		// points, so that v stays on the stack.
-		if e := *(*unsafe.Pointer)(unsafe.Pointer(&v)); e != nil {
-			w.total += allocSize(o[0].elem.size, o[0].elem.pointers)
-			w.walk(e, o[0].elem)
-		}
-	} else {
-		walkValue(&w, v, s.p)
-	}
+	w.walk(unsafe.Pointer(&v), s.p) // v stays on the stack: the walk only reads through pointers
 	w.endRun()
 	return int64(w.total)
 }
-
-// walkValue walks v, which is moved to the heap for it (reflect.NewAt, for
-// an interface or an uncommon map in v, makes its address escape).
-func walkValue[T any](w *walker, v T, p *plan) { w.walk(unsafe.Pointer(&v), p) }
 
 // walker adds up allocations. It keeps the run of string bytes last seen,
 // [runStart, runEnd): a string that starts where the run ends (or lies
@@ -74,7 +63,9 @@ func (w *walker) walk(p unsafe.Pointer, pl *plan) {
 		case opPointer:
 			if e := *(*unsafe.Pointer)(q); e != nil {
 				w.total += allocSize(o.elem.size, o.elem.pointers)
-				w.walk(e, o.elem)
+				if len(o.elem.ops) > 0 { // not a *bool, an *int64...
+					w.walk(e, o.elem)
+				}
 			}
 		case opArray:
 			for j := range o.n {
@@ -104,10 +95,39 @@ func (w *walker) walk(p unsafe.Pointer, pl *plan) {
 			}
 		case opMapOfAny:
 			w.mapOfAny(*(*map[string]any)(q))
+		case opMapOfQuantities:
+			m := *(*map[string]resource.Quantity)(q) // map[ResourceName]Quantity's layout
+			if m == nil {
+				continue
+			}
+			w.total += o.elem.bytes(len(m))
+			for k, v := range m {
+				w.str(k)
+				w.quantity(v, o.elem.elem)
+			}
 		case opMap:
-			w.reflectMap(q, o.elem)
+			w.reflectMap(*(*unsafe.Pointer)(q), o.elem)
 		case opIface:
-			w.iface(q, o.elem.typ)
+			w.iface(*(*[2]unsafe.Pointer)(q), o.elem.typ.NumMethod() == 0)
+		}
+	}
+}
+
+// quantity counts what a resource.Quantity holds (its cached string, its
+// inf.Dec): only strings and pointers (see opMapOfQuantities), read here
+// from the copy v, which stays on the stack.
+func (w *walker) quantity(v resource.Quantity, pl *plan) {
+	p := unsafe.Pointer(&v)
+	for i := range pl.ops {
+		o := &pl.ops[i]
+		switch q := unsafe.Add(p, o.off); o.kind {
+		case opString:
+			w.str(*(*string)(q))
+		case opPointer:
+			if e := *(*unsafe.Pointer)(q); e != nil {
+				w.total += allocSize(o.elem.size, o.elem.pointers)
+				w.walk(e, o.elem)
+			}
 		}
 	}
 }
@@ -136,15 +156,18 @@ func (w *walker) endRun() {
 	w.runStart, w.runEnd = 0, 0
 }
 
-// reflectMap counts a map of any type but the common ones. It copies
-// each key and value out to walk them, into scratch values of the plan's
-// pool: reflect.New on every map would cost more than the walk.
-func (w *walker) reflectMap(q unsafe.Pointer, pl *plan) {
-	m := reflect.NewAt(pl.typ, q).Elem()
-	if m.IsNil() {
+// reflectMap counts the map m of pl's type, of any type but the common
+// ones. It copies each key and value out to walk them, into scratch
+// values of the plan's pool: reflect.New on every map would cost more than
+// the walk. It gets the map's pointer, not the address of the field that
+// holds it, so that the walk never hands reflect an address it walks
+// (which would make every walked value escape to the heap).
+func (w *walker) reflectMap(m unsafe.Pointer, pl *plan) {
+	if m == nil {
 		return
 	}
-	w.total += pl.bytes(m.Len())
+	mv := reflect.ValueOf(*(*any)(unsafe.Pointer(&[2]unsafe.Pointer{pl.typeWord, m})))
+	w.total += pl.bytes(mv.Len())
 	key, elem := pl.key, pl.elem
 	if !key.pointers && !elem.pointers {
 		return
@@ -152,7 +175,7 @@ func (w *walker) reflectMap(q unsafe.Pointer, pl *plan) {
 	sc := pl.scratch.Get().(*scratch)
 	defer pl.scratch.Put(sc)
 	var it reflect.MapIter
-	it.Reset(m)
+	it.Reset(mv)
 	for it.Next() {
 		if key.pointers {
 			sc.key.SetIterKey(&it)
@@ -220,27 +243,30 @@ func (w *walker) anyValue(v any) {
 
 // otherAny counts an interface holding a value of a type JSON does not
 // decode into.
-func (w *walker) otherAny(v any) { w.iface(unsafe.Pointer(&v), anyType) }
+func (w *walker) otherAny(v any) { w.iface(*(*[2]unsafe.Pointer)(unsafe.Pointer(&v)), true) }
 
-// iface counts what the interface of type t at q reaches, by its dynamic type.
-func (w *walker) iface(q unsafe.Pointer, t reflect.Type) {
-	v := reflect.NewAt(t, q).Elem()
-	if v.IsNil() {
+// iface counts what an interface reaches, by its dynamic type, from its
+// two words: its type (for an empty interface) or its itab (whose second
+// word is the type), and its data.
+func (w *walker) iface(words [2]unsafe.Pointer, empty bool) {
+	if words[0] == nil {
 		return
 	}
-	dyn := v.Elem().Type()
+	typ := words[0]
+	if !empty {
+		typ = *(*unsafe.Pointer)(unsafe.Add(words[0], ptrSize)) // abi.ITab.Type
+	}
+	dyn := reflect.TypeOf(*(*any)(unsafe.Pointer(&[2]unsafe.Pointer{typ, words[1]})))
 	pl := planOf(dyn)
-	data := unsafe.Add(q, ptrSize) // the interface's data word
 	if direct(dyn) {
-		w.walk(data, pl) // the value is the data word itself
+		w.walk(unsafe.Pointer(&words[1]), pl) // the value is the data word itself
 		return
 	}
 	if pl.size == 0 {
 		return
 	}
-	boxed := *(*unsafe.Pointer)(data)
 	w.total += allocSize(pl.size, pl.pointers)
 	if pl.pointers {
-		w.walk(boxed, pl)
+		w.walk(words[1], pl)
 	}
 }
