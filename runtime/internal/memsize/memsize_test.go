@@ -189,6 +189,33 @@ func TestNothingAndEmpty(t *testing.T) {
 	}
 }
 
+// An interface counts the copy it boxes (a struct) or nothing more (a
+// pointer, itself the data word), and what either reaches.
+func TestInterfaces(t *testing.T) {
+	type boxed struct {
+		N int64
+		S string
+	}
+	long := strings.Repeat("s", 100)
+	if got, want := For[any]().Of(boxed{1, long}), int64(allocSize(unsafe.Sizeof(boxed{}), true)+allocSize(100, false)); got != want {
+		t.Errorf("a boxed struct: %d, want %d", got, want)
+	}
+	if got, want := For[any]().Of(&boxed{1, long}), int64(allocSize(unsafe.Sizeof(boxed{}), true)+allocSize(100, false)); got != want {
+		t.Errorf("a pointer: %d, want %d", got, want)
+	}
+	var st fmt.Stringer = stringer(long) // an interface with methods: its first word an itab
+	if got, want := For[fmt.Stringer]().Of(st), int64(allocSize(unsafe.Sizeof(""), true)+allocSize(100, false)); got != want {
+		t.Errorf("a Stringer: %d, want %d", got, want)
+	}
+	if got := For[fmt.Stringer]().Of(nil); got != 0 {
+		t.Errorf("a nil Stringer: %d", got)
+	}
+}
+
+type stringer string
+
+func (s stringer) String() string { return string(s) }
+
 // A type that reaches itself (a CRD's schema) compiles and walks.
 func TestRecursiveType(t *testing.T) {
 	leaf := apiextensionsv1.JSONSchemaProps{Type: "string", Description: strings.Repeat("d", 100)}

@@ -259,7 +259,8 @@ func (w *walker) iface(words [2]unsafe.Pointer, empty bool) {
 	dyn := reflect.TypeOf(*(*any)(unsafe.Pointer(&[2]unsafe.Pointer{typ, words[1]})))
 	pl := planOf(dyn)
 	if direct(dyn) {
-		w.walk(unsafe.Pointer(&words[1]), pl) // the value is the data word itself
+		value := words[1] // the value is the data word itself
+		w.walk(unsafe.Pointer(&value), pl)
 		return
 	}
 	if pl.size == 0 {
