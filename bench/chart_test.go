@@ -18,7 +18,7 @@ import (
 // figures is a summary of a contender with the figures the charts show; NaN for "-".
 func figures(name string, syncS, rssMiB, allocMiB, readMiB, cpuPer1k, lagP99ms float64) driver.Summary {
 	s := driver.Find(nil, name)
-	s.Runs, s.SyncSeconds, s.HwmSyncMiB, s.AllocMiB, s.ReadMiB, s.CpuPer1k, s.LagP99ms = 3, syncS, rssMiB, allocMiB, readMiB, cpuPer1k, lagP99ms
+	s.Runs, s.SyncSeconds, s.HWMSyncMiB, s.AllocMiB, s.ReadMiB, s.CPUPer1k, s.LagP99ms = 3, syncS, rssMiB, allocMiB, readMiB, cpuPer1k, lagP99ms
 	return s
 }
 

@@ -20,7 +20,7 @@ func contendersChart(run []string, ss []driver.Summary) *driver.Chart {
 		driver.PanelOf("time to synced, s", 3, ss, driver.SyncTime, floorDecode, clientGoWatch),
 		driver.PanelOf("peak RSS at sync, MiB", 1, ss, driver.SyncRSS, keepAll, clientGoWatch),
 		driver.PanelOf("allocated to sync, MiB", 0, ss, driver.Allocated, floorDecode, clientGoWatch),
-		driver.PanelOf("steady state: CPU s per 1,000 events", 3, ss, func(s driver.Summary) float64 { return s.CpuPer1k }, floorDecode, clientGoWatch),
+		driver.PanelOf("steady state: CPU s per 1,000 events", 3, ss, func(s driver.Summary) float64 { return s.CPUPer1k }, floorDecode, clientGoWatch),
 		driver.PanelOf("steady state: lag p99, ms", 1, ss, func(s driver.Summary) float64 { return s.LagP99ms }, floorDecode, clientGoWatch),
 	}}
 }
@@ -151,7 +151,7 @@ func projectionChart(run []string, pods, crs []driver.Summary) *driver.Chart {
 		driver.PanelOf("pods: time to synced, s", 3, pods, driver.SyncTime, floorRead, clientGoStrip),
 		driver.PanelOf("pods: peak RSS at sync, MiB", 1, pods, driver.SyncRSS, clientGoStrip),
 		driver.PanelOf("pods: allocated to sync, MiB", 0, pods, driver.Allocated, floorDecode, clientGoStrip),
-		driver.PanelOf("pods: steady state, CPU s per 1,000 events", 3, pods, func(s driver.Summary) float64 { return s.CpuPer1k }, floorDecode),
+		driver.PanelOf("pods: steady state, CPU s per 1,000 events", 3, pods, func(s driver.Summary) float64 { return s.CPUPer1k }, floorDecode),
 		driver.PanelOf("pods: what our store holds (Store.Bytes), MiB", 1, pods, store),
 		crPanel("widgets: time to synced, s", 3, driver.SyncTime),
 		crPanel("widgets: peak RSS at sync, MiB", 1, driver.SyncRSS),

@@ -185,15 +185,15 @@ func crdComparisons(ss []driver.Summary) []driver.Comparison {
 	nan := math.NaN()
 	return []driver.Comparison{
 		{Key: "crd_time_vs_clientgo", What: "ours time to synced / client-go-watchlist (typed)", Value: driver.Ratio(o.SyncSeconds, t.SyncSeconds), Target: 0.8},
-		{Key: "crd_rss_vs_clientgo", What: "ours peak RSS at sync / client-go-watchlist (typed)", Value: driver.Ratio(o.HwmSyncMiB, t.HwmSyncMiB), Target: 0.8},
+		{Key: "crd_rss_vs_clientgo", What: "ours peak RSS at sync / client-go-watchlist (typed)", Value: driver.Ratio(o.HWMSyncMiB, t.HWMSyncMiB), Target: 0.8},
 		{What: "ours time to synced / client-go-watchlist-nogzip (typed)", Value: driver.Ratio(o.SyncSeconds, tn.SyncSeconds), Target: nan},
-		{What: "ours peak RSS at sync / client-go-watchlist-nogzip (typed)", Value: driver.Ratio(o.HwmSyncMiB, tn.HwmSyncMiB), Target: nan},
+		{What: "ours peak RSS at sync / client-go-watchlist-nogzip (typed)", Value: driver.Ratio(o.HWMSyncMiB, tn.HWMSyncMiB), Target: nan},
 		{What: "ours time to synced / client-go-dynamic", Value: driver.Ratio(o.SyncSeconds, d.SyncSeconds), Target: nan},
-		{What: "ours peak RSS at sync / client-go-dynamic", Value: driver.Ratio(o.HwmSyncMiB, d.HwmSyncMiB), Target: nan},
+		{What: "ours peak RSS at sync / client-go-dynamic", Value: driver.Ratio(o.HWMSyncMiB, d.HWMSyncMiB), Target: nan},
 		{Key: "cr_time_vs_cache", What: "controller-runtime with the syncer / with its cache: time to the last first reconcile",
 			Value: driver.Ratio(driver.Find(ss, crSyncer).SyncSeconds, driver.Find(ss, crCache).SyncSeconds), Target: 0.7},
 		{Key: "cr_rss_vs_cache", What: "controller-runtime with the syncer / with its cache: peak RSS",
-			Value: driver.Ratio(driver.Find(ss, crSyncer).HwmSyncMiB, driver.Find(ss, crCache).HwmSyncMiB), Target: 0.8},
+			Value: driver.Ratio(driver.Find(ss, crSyncer).HWMSyncMiB, driver.Find(ss, crCache).HWMSyncMiB), Target: 0.8},
 		{What: "controller-runtime with the syncer / with its cache, compression off (cr-cache-nogzip): time to the last first reconcile",
 			Value: driver.Ratio(driver.Find(ss, crSyncer).SyncSeconds, driver.Find(ss, crCache+noGzip).SyncSeconds), Target: nan},
 	}

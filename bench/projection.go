@@ -237,18 +237,18 @@ func projectionComparisons(pods, crs []driver.Summary) []driver.Comparison {
 	nan := math.NaN()
 	return []driver.Comparison{
 		{Key: "proj_time_vs_floor_read", What: "ours-projected time to synced / floor-read", Value: driver.Ratio(p.SyncSeconds, fr.SyncSeconds), Target: 1.2},
-		{Key: "proj_rss_vs_clientgo_strip", What: "ours-projected peak RSS at sync / client-go-watchlist-strip", Value: driver.Ratio(p.HwmSyncMiB, cgs.HwmSyncMiB), Target: 0.25},
-		{Key: "proj_cpu_per_event_vs_floor_decode", What: "ours-projected steady CPU per event / floor-decode", Value: driver.Ratio(p.CpuPer1k, fd.CpuPer1k), Target: 0.9},
-		{What: "ours-projected peak RSS at sync / client-go-watchlist-strip-nogzip", Value: driver.Ratio(p.HwmSyncMiB, cgsn.HwmSyncMiB), Target: nan},
+		{Key: "proj_rss_vs_clientgo_strip", What: "ours-projected peak RSS at sync / client-go-watchlist-strip", Value: driver.Ratio(p.HWMSyncMiB, cgs.HWMSyncMiB), Target: 0.25},
+		{Key: "proj_cpu_per_event_vs_floor_decode", What: "ours-projected steady CPU per event / floor-decode", Value: driver.Ratio(p.CPUPer1k, fd.CPUPer1k), Target: 0.9},
+		{What: "ours-projected peak RSS at sync / client-go-watchlist-strip-nogzip", Value: driver.Ratio(p.HWMSyncMiB, cgsn.HWMSyncMiB), Target: nan},
 		{What: "ours-projected store bytes / ours-strip's (Store.Bytes)", Value: driver.Ratio(p.StoreMiB, st.StoreMiB), Target: nan},
 		{What: "ours-strip time to synced / floor-read", Value: driver.Ratio(st.SyncSeconds, fr.SyncSeconds), Target: nan},
-		{What: "ours-strip peak RSS at sync / client-go-watchlist-strip", Value: driver.Ratio(st.HwmSyncMiB, cgs.HwmSyncMiB), Target: nan},
-		{What: "ours-strip peak RSS at sync / client-go-watchlist-strip-nogzip", Value: driver.Ratio(st.HwmSyncMiB, cgsn.HwmSyncMiB), Target: nan},
-		{What: "ours-strip steady CPU per event / floor-decode", Value: driver.Ratio(st.CpuPer1k, fd.CpuPer1k), Target: nan},
-		{What: "client-go-watchlist-strip peak RSS at sync / client-go-watchlist", Value: driver.Ratio(cgs.HwmSyncMiB, cg.HwmSyncMiB), Target: nan},
-		{What: "client-go-watchlist-strip steady CPU per event / floor-decode", Value: driver.Ratio(cgs.CpuPer1k, fd.CpuPer1k), Target: nan},
+		{What: "ours-strip peak RSS at sync / client-go-watchlist-strip", Value: driver.Ratio(st.HWMSyncMiB, cgs.HWMSyncMiB), Target: nan},
+		{What: "ours-strip peak RSS at sync / client-go-watchlist-strip-nogzip", Value: driver.Ratio(st.HWMSyncMiB, cgsn.HWMSyncMiB), Target: nan},
+		{What: "ours-strip steady CPU per event / floor-decode", Value: driver.Ratio(st.CPUPer1k, fd.CPUPer1k), Target: nan},
+		{What: "client-go-watchlist-strip peak RSS at sync / client-go-watchlist", Value: driver.Ratio(cgs.HWMSyncMiB, cg.HWMSyncMiB), Target: nan},
+		{What: "client-go-watchlist-strip steady CPU per event / floor-decode", Value: driver.Ratio(cgs.CPUPer1k, fd.CPUPer1k), Target: nan},
 		{Key: "proj_crd_time_vs_full", What: "widgets: ours-projected time to synced / ours (full)", Value: driver.Ratio(cp.SyncSeconds, cf.SyncSeconds), Target: 0.5},
-		{Key: "proj_crd_rss_vs_full", What: "widgets: ours-projected peak RSS at sync / ours (full)", Value: driver.Ratio(cp.HwmSyncMiB, cf.HwmSyncMiB), Target: 0.3},
+		{Key: "proj_crd_rss_vs_full", What: "widgets: ours-projected peak RSS at sync / ours (full)", Value: driver.Ratio(cp.HWMSyncMiB, cf.HWMSyncMiB), Target: 0.3},
 		{What: "widgets: ours-projected store bytes / ours (full)", Value: driver.Ratio(cp.StoreMiB, cf.StoreMiB), Target: nan},
 	}
 }
@@ -262,8 +262,8 @@ func projectionTable(ss []driver.Summary) *driver.Table {
 			continue
 		}
 		t.Add(s.Contender, fmt.Sprint(s.Runs), driver.Num(s.Objects, 0), driver.Num(s.SyncSeconds, 3),
-			driver.Num(s.SyncMin, 2)+"-"+driver.Num(s.SyncMax, 2), driver.Num(s.HwmSyncMiB, 1), driver.Num(s.AllocMiB, 0),
-			driver.Num(s.StoreMiB, 1), driver.Num(s.CpuPer1k, 3), driver.Num(s.LagP50ms, 1), driver.Num(s.LagP99ms, 1))
+			driver.Num(s.SyncMin, 2)+"-"+driver.Num(s.SyncMax, 2), driver.Num(s.HWMSyncMiB, 1), driver.Num(s.AllocMiB, 0),
+			driver.Num(s.StoreMiB, 1), driver.Num(s.CPUPer1k, 3), driver.Num(s.LagP50ms, 1), driver.Num(s.LagP99ms, 1))
 	}
 	return t
 }

@@ -16,20 +16,20 @@ func comparisons(ss []driver.Summary) []driver.Comparison {
 	cgn := driver.Find(ss, clientGoWatchNoGzip)
 	return []driver.Comparison{
 		{Key: "time_vs_floor", What: "ours time to synced / floor-decode", Value: driver.Ratio(o.SyncSeconds, fd.SyncSeconds), Target: 1.05},
-		{Key: "rss_vs_keepall", What: "ours peak RSS at sync / keep-all", Value: driver.Ratio(o.HwmSyncMiB, ka.HwmSyncMiB), Target: 1.0},
-		{Key: "rss_strip_vs_keepall", What: "ours-strip peak RSS at sync / keep-all", Value: driver.Ratio(st.HwmSyncMiB, ka.HwmSyncMiB), Target: 0.7},
-		{Key: "rss_vs_clientgo", What: "ours peak RSS at sync / client-go-watchlist", Value: driver.Ratio(o.HwmSyncMiB, cg.HwmSyncMiB), Target: 1.0, Strict: true},
+		{Key: "rss_vs_keepall", What: "ours peak RSS at sync / keep-all", Value: driver.Ratio(o.HWMSyncMiB, ka.HWMSyncMiB), Target: 1.0},
+		{Key: "rss_strip_vs_keepall", What: "ours-strip peak RSS at sync / keep-all", Value: driver.Ratio(st.HWMSyncMiB, ka.HWMSyncMiB), Target: 0.7},
+		{Key: "rss_vs_clientgo", What: "ours peak RSS at sync / client-go-watchlist", Value: driver.Ratio(o.HWMSyncMiB, cg.HWMSyncMiB), Target: 1.0, Strict: true},
 		{Key: "time_vs_clientgo", What: "ours time to synced / client-go-watchlist", Value: driver.Ratio(o.SyncSeconds, cg.SyncSeconds), Target: 1.0, Strict: true},
-		{Key: "cpu_per_event_vs_clientgo", What: "ours steady CPU per event / client-go-watchlist", Value: driver.Ratio(o.CpuPer1k, cg.CpuPer1k), Target: 0.5},
+		{Key: "cpu_per_event_vs_clientgo", What: "ours steady CPU per event / client-go-watchlist", Value: driver.Ratio(o.CPUPer1k, cg.CPUPer1k), Target: 0.5},
 		{What: "ours steady lag p50 / client-go-watchlist", Value: driver.Ratio(o.LagP50ms, cg.LagP50ms), Target: 1.0},
 		{What: "ours steady lag p99 / client-go-watchlist", Value: driver.Ratio(o.LagP99ms, cg.LagP99ms), Target: 1.0},
 		{What: "ours time to synced / keep-all", Value: driver.Ratio(o.SyncSeconds, ka.SyncSeconds), Target: math.NaN()},
-		{Key: "cpu_per_event_vs_floor", What: "ours steady CPU per event / floor-decode", Value: driver.Ratio(o.CpuPer1k, fd.CpuPer1k), Target: 1.1},
+		{Key: "cpu_per_event_vs_floor", What: "ours steady CPU per event / floor-decode", Value: driver.Ratio(o.CPUPer1k, fd.CPUPer1k), Target: 1.1},
 		{What: "ours time to synced / client-go-watchlist-nogzip", Value: driver.Ratio(o.SyncSeconds, cgn.SyncSeconds), Target: math.NaN()},
-		{What: "ours peak RSS at sync / client-go-watchlist-nogzip", Value: driver.Ratio(o.HwmSyncMiB, cgn.HwmSyncMiB), Target: math.NaN()},
-		{What: "ours steady CPU per event / client-go-watchlist-nogzip", Value: driver.Ratio(o.CpuPer1k, cgn.CpuPer1k), Target: math.NaN()},
+		{What: "ours peak RSS at sync / client-go-watchlist-nogzip", Value: driver.Ratio(o.HWMSyncMiB, cgn.HWMSyncMiB), Target: math.NaN()},
+		{What: "ours steady CPU per event / client-go-watchlist-nogzip", Value: driver.Ratio(o.CPUPer1k, cgn.CPUPer1k), Target: math.NaN()},
 		{What: "client-go-watchlist-nogzip time to synced / client-go-watchlist", Value: driver.Ratio(cgn.SyncSeconds, cg.SyncSeconds), Target: math.NaN()},
-		{What: "client-go-watchlist steady CPU per event / floor-decode", Value: driver.Ratio(cg.CpuPer1k, fd.CpuPer1k), Target: math.NaN()},
+		{What: "client-go-watchlist steady CPU per event / floor-decode", Value: driver.Ratio(cg.CPUPer1k, fd.CPUPer1k), Target: math.NaN()},
 	}
 }
 

@@ -36,7 +36,7 @@ func slowTable(ss []driver.Summary) *driver.Table {
 				}
 			}
 			t.Add(append(append([]string{name, driver.Num(s.WriteRate, 0), driver.Num(s.SteadyEvents, 0), driver.Num(s.LagP50ms, 1), driver.Num(s.LagP99ms, 1),
-				restarts, driver.Num(s.Requests, 0)}, slow...), driver.Num(s.Pool, 0), driver.Num(s.HwmSteadyMiB, 1), driver.Num(s.LiveHeapMiB, 1))...)
+				restarts, driver.Num(s.Requests, 0)}, slow...), driver.Num(s.Pool, 0), driver.Num(s.HWMSteadyMiB, 1), driver.Num(s.LiveHeapMiB, 1))...)
 		}
 	}
 	return t
@@ -60,10 +60,10 @@ func slowComparisons(ss []driver.Summary) []driver.Comparison {
 		{What: "ours-slow-handler slow handler's max queue / objects updated", Value: driver.Ratio(so.SlowMaxDepth, so.Pool), Target: 1},
 		{What: "ours-slow-handler slow handler's calls / events", Value: driver.Ratio(so.SlowCalls, so.SteadyEvents), Target: nan},
 		{What: "client-go-slow-handler slow handler's calls / events", Value: driver.Ratio(sc.SlowCalls, sc.SteadyEvents), Target: nan},
-		{Key: "slow_rss_vs_clientgo", What: "ours-slow-handler peak RSS after steady / client-go-slow-handler", Value: driver.Ratio(so.HwmSteadyMiB, sc.HwmSteadyMiB), Target: 1, Strict: true},
+		{Key: "slow_rss_vs_clientgo", What: "ours-slow-handler peak RSS after steady / client-go-slow-handler", Value: driver.Ratio(so.HWMSteadyMiB, sc.HWMSteadyMiB), Target: 1, Strict: true},
 		{What: "ours-slow-handler live heap after steady / client-go-slow-handler", Value: driver.Ratio(so.LiveHeapMiB, sc.LiveHeapMiB), Target: 1, Strict: true},
-		{What: "ours-slow-handler peak RSS after steady / ours", Value: driver.Ratio(so.HwmSteadyMiB, o.HwmSteadyMiB), Target: nan},
-		{What: "client-go-slow-handler peak RSS after steady / client-go-watchlist", Value: driver.Ratio(sc.HwmSteadyMiB, c.HwmSteadyMiB), Target: nan},
+		{What: "ours-slow-handler peak RSS after steady / ours", Value: driver.Ratio(so.HWMSteadyMiB, o.HWMSteadyMiB), Target: nan},
+		{What: "client-go-slow-handler peak RSS after steady / client-go-watchlist", Value: driver.Ratio(sc.HWMSteadyMiB, c.HWMSteadyMiB), Target: nan},
 	}
 }
 

@@ -13,13 +13,13 @@ import (
 func TestMachineLine(t *testing.T) {
 	nan := math.NaN()
 	ss := []driver.Summary{
-		{Contender: floorDecode, SyncSeconds: 2, HwmSyncMiB: 50, CpuPer1k: 0.08},
-		{Contender: keepAll, SyncSeconds: 2.5, HwmSyncMiB: 100, CpuPer1k: nan},
-		{Contender: clientGoWatch, SyncSeconds: 4, HwmSyncMiB: 200, CpuPer1k: 0.4, LagP50ms: 2, LagP99ms: 10},
-		{Contender: ours, SyncSeconds: 2.1, HwmSyncMiB: 90, CpuPer1k: 0.1, LagP50ms: 2, LagP99ms: 12},
-		{Contender: oursStrip, SyncSeconds: 2.1, HwmSyncMiB: 65},
-		{Contender: oursSlow, LagP50ms: 2.2, Restarts: 0, HwmSteadyMiB: 60},
-		{Contender: clientGoSlow, Restarts: nan, HwmSteadyMiB: 120},
+		{Contender: floorDecode, SyncSeconds: 2, HWMSyncMiB: 50, CPUPer1k: 0.08},
+		{Contender: keepAll, SyncSeconds: 2.5, HWMSyncMiB: 100, CPUPer1k: nan},
+		{Contender: clientGoWatch, SyncSeconds: 4, HWMSyncMiB: 200, CPUPer1k: 0.4, LagP50ms: 2, LagP99ms: 10},
+		{Contender: ours, SyncSeconds: 2.1, HWMSyncMiB: 90, CPUPer1k: 0.1, LagP50ms: 2, LagP99ms: 12},
+		{Contender: oursStrip, SyncSeconds: 2.1, HWMSyncMiB: 65},
+		{Contender: oursSlow, LagP50ms: 2.2, Restarts: 0, HWMSteadyMiB: 60},
+		{Contender: clientGoSlow, Restarts: nan, HWMSteadyMiB: 120},
 	}
 	cs := comparisons(ss)
 	server := []serverRun{
@@ -28,7 +28,7 @@ func TestMachineLine(t *testing.T) {
 		{contender: clientGoWatch, idleRSS: 100 * driver.MiB, peak: 120 * driver.MiB, cpu: 4 * time.Second},
 		{contender: clientGoList, idleRSS: 100 * driver.MiB, peak: 300 * driver.MiB, cpu: 8 * time.Second},
 	}
-	crd := []driver.Summary{{Contender: ours, SyncSeconds: 1, HwmSyncMiB: 60}, {Contender: clientGoWatch, SyncSeconds: 2, HwmSyncMiB: 100}}
+	crd := []driver.Summary{{Contender: ours, SyncSeconds: 1, HWMSyncMiB: 60}, {Contender: clientGoWatch, SyncSeconds: 2, HWMSyncMiB: 100}}
 	warm := []driver.Summary{{Contender: oursWarm, SyncSeconds: 0.2, ReadMiB: 3}, {Contender: ours, SyncSeconds: 1, ReadMiB: 60}}
 	shards := []shardRun{
 		{k: 1, serverRun: serverRun{cpu: 2 * time.Second}, alone: 1, aloneRSS: 100 * driver.MiB},
@@ -47,12 +47,12 @@ func TestMachineLine(t *testing.T) {
 		"wave_warm_cpu_vs_clientgo=0.25 wave_warm_cpu_vs_clientgo_list=0.50 apiserver_restart_cpu_vs_clientgo=0.25 takeover_s=6.10 " +
 		"proj_time_vs_floor_read=1.10 proj_rss_vs_clientgo_strip=0.20 proj_cpu_per_event_vs_floor_decode=0.80 proj_crd_time_vs_full=0.40 proj_crd_rss_vs_full=0.25"
 	projPods := []driver.Summary{
-		{Contender: floorRead, SyncSeconds: 2, HwmSyncMiB: 30},
-		{Contender: floorDecode, SyncSeconds: 5, CpuPer1k: 0.5},
-		{Contender: clientGoStrip, SyncSeconds: 9, HwmSyncMiB: 500, CpuPer1k: 0.7},
-		{Contender: oursProjected, SyncSeconds: 2.2, HwmSyncMiB: 100, CpuPer1k: 0.4},
+		{Contender: floorRead, SyncSeconds: 2, HWMSyncMiB: 30},
+		{Contender: floorDecode, SyncSeconds: 5, CPUPer1k: 0.5},
+		{Contender: clientGoStrip, SyncSeconds: 9, HWMSyncMiB: 500, CPUPer1k: 0.7},
+		{Contender: oursProjected, SyncSeconds: 2.2, HWMSyncMiB: 100, CPUPer1k: 0.4},
 	}
-	projCRs := []driver.Summary{{Contender: ours, SyncSeconds: 1, HwmSyncMiB: 80}, {Contender: oursProjected, SyncSeconds: 0.4, HwmSyncMiB: 20}}
+	projCRs := []driver.Summary{{Contender: ours, SyncSeconds: 1, HWMSyncMiB: 80}, {Contender: oursProjected, SyncSeconds: 0.4, HWMSyncMiB: 20}}
 	if got := driver.MachineLine(slices.Concat(cs, slowComparisons(ss), serverComparisons(server), crdComparisons(crd), warmComparisons(warm),
 		shardComparisons(shards), waveComparisons(waves),
 		restartComparisons([]restartRun{{contender: restartIdle, cpu: time.Second}, {contender: ours, cpu: 2 * time.Second},

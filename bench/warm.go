@@ -177,7 +177,7 @@ func warmTable(ss []driver.Summary) *driver.Table {
 		"MiB read from the server", "peak RSS at sync MiB", "allocated MiB"}}
 	for _, s := range ss {
 		t.Add(s.Contender, fmt.Sprint(s.Runs), driver.Num(s.Objects, 0), driver.Num(s.SyncSeconds, 3), driver.Num(s.SyncMin, 2)+"-"+driver.Num(s.SyncMax, 2),
-			driver.Num(s.ReadMiB, 2), driver.Num(s.HwmSyncMiB, 1), driver.Num(s.AllocMiB, 0))
+			driver.Num(s.ReadMiB, 2), driver.Num(s.HWMSyncMiB, 1), driver.Num(s.AllocMiB, 0))
 	}
 	return t
 }
@@ -191,10 +191,10 @@ func warmComparisons(ss []driver.Summary) []driver.Comparison {
 	return []driver.Comparison{
 		{Key: "warm_time_vs_cold", What: "ours-warm time to synced / ours (cold)", Value: driver.Ratio(w.SyncSeconds, o.SyncSeconds), Target: 0.25},
 		{Key: "warm_bytes_vs_cold", What: "ours-warm bytes read / ours (cold)", Value: driver.Ratio(w.ReadMiB, o.ReadMiB), Target: 0.2},
-		{What: "ours-warm peak RSS at sync / ours (cold)", Value: driver.Ratio(w.HwmSyncMiB, o.HwmSyncMiB), Target: nan},
+		{What: "ours-warm peak RSS at sync / ours (cold)", Value: driver.Ratio(w.HWMSyncMiB, o.HWMSyncMiB), Target: nan},
 		{What: "ours-warm time to synced / client-go-watchlist", Value: driver.Ratio(w.SyncSeconds, c.SyncSeconds), Target: nan},
 		{What: "ours-warm bytes read / client-go-watchlist", Value: driver.Ratio(w.ReadMiB, c.ReadMiB), Target: nan},
-		{What: "ours-warm peak RSS at sync / client-go-watchlist", Value: driver.Ratio(w.HwmSyncMiB, c.HwmSyncMiB), Target: nan},
+		{What: "ours-warm peak RSS at sync / client-go-watchlist", Value: driver.Ratio(w.HWMSyncMiB, c.HWMSyncMiB), Target: nan},
 		{What: "ours-warm time to synced / client-go-watchlist-nogzip", Value: driver.Ratio(w.SyncSeconds, cn.SyncSeconds), Target: nan},
 		{What: "ours-warm bytes read / client-go-watchlist-nogzip", Value: driver.Ratio(w.ReadMiB, cn.ReadMiB), Target: nan},
 		{What: "ours (cold) bytes read / client-go-watchlist-nogzip", Value: driver.Ratio(o.ReadMiB, cn.ReadMiB), Target: nan},

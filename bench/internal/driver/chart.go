@@ -81,7 +81,7 @@ func Mapped[K, S any](keys []K, f func(K) S) []S {
 }
 
 func SyncTime(s Summary) float64  { return s.SyncSeconds }
-func SyncRSS(s Summary) float64   { return s.HwmSyncMiB }
+func SyncRSS(s Summary) float64   { return s.HWMSyncMiB }
 func Allocated(s Summary) float64 { return s.AllocMiB }
 
 // Layout, in pixels.

@@ -14,8 +14,8 @@ func MedianTable(ss []Summary) *Table {
 	for _, s := range ss {
 		t.Add(s.Contender, fmt.Sprint(s.Runs), Num(s.Objects, 0), Num(s.SyncSeconds, 3),
 			Num(s.SyncMin, 2)+"-"+Num(s.SyncMax, 2),
-			Num(s.HwmSyncMiB, 1), Num(s.hwmExitMiB, 1), Num(s.AllocMiB, 0),
-			Num(s.CpuPer1k, 3), Num(s.LagP50ms, 1), Num(s.LagP99ms, 1))
+			Num(s.HWMSyncMiB, 1), Num(s.hwmExitMiB, 1), Num(s.AllocMiB, 0),
+			Num(s.CPUPer1k, 3), Num(s.LagP50ms, 1), Num(s.LagP99ms, 1))
 	}
 	return t
 }

@@ -25,20 +25,20 @@ type Summary struct {
 	SyncSeconds  float64
 	SyncMin      float64
 	SyncMax      float64
-	HwmSyncMiB   float64
+	HWMSyncMiB   float64
 	hwmExitMiB   float64
 	AllocMiB     float64
 	ReadMiB      float64 // read from the server's sockets up to synced
 	StoreMiB     float64 // what our syncer's store says it holds at sync (Store.Bytes); NaN for others
 	Objects      float64
-	CpuPer1k     float64 // CPU seconds per 1,000 events in the steady state
+	CPUPer1k     float64 // CPU seconds per 1,000 events in the steady state
 	LagP50ms     float64
 	LagP99ms     float64
 	SteadyEvents float64
 	WriteRate    float64
 	// After the steady state: memory (medians), watch restarts (largest
 	// of any round) and the slow handler, for the contenders that have one.
-	HwmSteadyMiB float64
+	HWMSteadyMiB float64
 	LiveHeapMiB  float64
 	Requests     float64 // max
 	Restarts     float64 // max
@@ -120,7 +120,7 @@ func summarizeOne(name string, rs []Result) Summary {
 		SyncSeconds: med(always(func(r Result) float64 { return r.Sync.SyncSeconds })),
 		SyncMin:     syncMin,
 		SyncMax:     syncMax,
-		HwmSyncMiB:  med(always(func(r Result) float64 { return float64(r.Sync.HWMBytes) / MiB })),
+		HWMSyncMiB:  med(always(func(r Result) float64 { return float64(r.Sync.HWMBytes) / MiB })),
 		hwmExitMiB:  med(always(func(r Result) float64 { return float64(r.Exit.HWMBytes) / MiB })),
 		AllocMiB:    med(always(func(r Result) float64 { return float64(r.Sync.TotalAllocBytes) / MiB })),
 		ReadMiB:     med(always(func(r Result) float64 { return float64(r.Sync.BytesRead) / MiB })),
@@ -128,12 +128,12 @@ func summarizeOne(name string, rs []Result) Summary {
 			return float64(r.Sync.StoreBytes) / MiB, r.Sync.StoreBytes > 0
 		}),
 		Objects:      med(always(func(r Result) float64 { return float64(r.Sync.Objects) })),
-		CpuPer1k:     med(steady(func(s *SteadyReport) float64 { return s.CPUSeconds / float64(s.Events) * 1000 })),
+		CPUPer1k:     med(steady(func(s *SteadyReport) float64 { return s.CPUSeconds / float64(s.Events) * 1000 })),
 		LagP50ms:     med(steady(func(s *SteadyReport) float64 { return s.LagP50Seconds * 1000 })),
 		LagP99ms:     med(steady(func(s *SteadyReport) float64 { return s.LagP99Seconds * 1000 })),
 		SteadyEvents: med(steady(func(s *SteadyReport) float64 { return float64(s.Events) })),
 		WriteRate:    med(func(r Result) (float64, bool) { return r.WriteRate, r.Steady != nil && r.Steady.Events > 0 }),
-		HwmSteadyMiB: med(steady(func(s *SteadyReport) float64 { return float64(s.HWMBytes) / MiB })),
+		HWMSteadyMiB: med(steady(func(s *SteadyReport) float64 { return float64(s.HWMBytes) / MiB })),
 		LiveHeapMiB:  med(steady(func(s *SteadyReport) float64 { return float64(s.LiveHeapBytes) / MiB })),
 		Requests:     most(func(s *SteadyReport) float64 { return float64(s.Requests) }),
 		Restarts:     most(func(s *SteadyReport) float64 { return float64(s.Restarts) }),
@@ -168,7 +168,7 @@ func Find(ss []Summary, name string) Summary {
 		}
 	}
 	nan := math.NaN()
-	return Summary{Contender: name, SyncSeconds: nan, SyncMin: nan, SyncMax: nan, HwmSyncMiB: nan, hwmExitMiB: nan, AllocMiB: nan, ReadMiB: nan, StoreMiB: nan,
-		Objects: nan, CpuPer1k: nan, LagP50ms: nan, LagP99ms: nan, SteadyEvents: nan, WriteRate: nan,
-		HwmSteadyMiB: nan, LiveHeapMiB: nan, Requests: nan, Restarts: nan, SlowCalls: nan, SlowCallMs: nan, SlowPending: nan, SlowMaxDepth: nan, Pool: nan}
+	return Summary{Contender: name, SyncSeconds: nan, SyncMin: nan, SyncMax: nan, HWMSyncMiB: nan, hwmExitMiB: nan, AllocMiB: nan, ReadMiB: nan, StoreMiB: nan,
+		Objects: nan, CPUPer1k: nan, LagP50ms: nan, LagP99ms: nan, SteadyEvents: nan, WriteRate: nan,
+		HWMSteadyMiB: nan, LiveHeapMiB: nan, Requests: nan, Restarts: nan, SlowCalls: nan, SlowCallMs: nan, SlowPending: nan, SlowMaxDepth: nan, Pool: nan}
 }

@@ -83,18 +83,18 @@ func TestSummarize(t *testing.T) {
 		t.Fatalf("summaries out of order: %+v", ss)
 	}
 	o := ss[0]
-	if o.Runs != 3 || o.SyncSeconds != 2 || o.SyncMin != 1 || o.SyncMax != 3 || o.HwmSyncMiB != 20 || o.Objects != 10 {
+	if o.Runs != 3 || o.SyncSeconds != 2 || o.SyncMin != 1 || o.SyncMax != 3 || o.HWMSyncMiB != 20 || o.Objects != 10 {
 		t.Errorf("ours summary = %+v", o)
 	}
 	// Steady figures come from the two runs that have them: 0.4 and 0.2 s per 1k.
-	if math.Abs(o.CpuPer1k-0.3) > 1e-9 || math.Abs(o.LagP50ms-3) > 1e-9 || math.Abs(o.LagP99ms-30) > 1e-9 {
-		t.Errorf("ours steady = cpu %v p50 %v p99 %v", o.CpuPer1k, o.LagP50ms, o.LagP99ms)
+	if math.Abs(o.CPUPer1k-0.3) > 1e-9 || math.Abs(o.LagP50ms-3) > 1e-9 || math.Abs(o.LagP99ms-30) > 1e-9 {
+		t.Errorf("ours steady = cpu %v p50 %v p99 %v", o.CPUPer1k, o.LagP50ms, o.LagP99ms)
 	}
 	if o.Notes != "mode=watchlist; mode=list" {
 		t.Errorf("notes = %q", o.Notes)
 	}
-	if !math.IsNaN(ss[1].CpuPer1k) {
-		t.Errorf("floor-read has a steady figure: %v", ss[1].CpuPer1k)
+	if !math.IsNaN(ss[1].CPUPer1k) {
+		t.Errorf("floor-read has a steady figure: %v", ss[1].CPUPer1k)
 	}
 	if m := Find(ss, keepAll); !math.IsNaN(m.SyncSeconds) {
 		t.Errorf("missing contender has figures: %+v", m)
