@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/syncer-gen/syncer-gen/bench/internal/driver"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -25,7 +26,7 @@ import (
 // own start-up: the baseline taken off every row).
 
 // restartRows are the agents' contenders; restartIdle is the baseline.
-var restartRows = []string{ours, clientGoWatch, clientGoList}
+var restartRows = []string{ours, clientGoWatch, clientGoWatchNoGzip, clientGoList, clientGoListNoGzip}
 
 const (
 	restartIdle   = "no agents"
@@ -48,7 +49,7 @@ func (b *bench) restartRounds(ctx context.Context) ([]restartRun, error) {
 			if err := b.srv.Relaunch(); err != nil {
 				return nil, err
 			}
-			if b.servers, b.apiserver = serverPIDs(); len(b.servers) != 2 || b.apiserver == 0 {
+			if b.servers, b.apiserver = driver.ServerPIDs(); len(b.servers) != 2 || b.apiserver == 0 {
 				return nil, fmt.Errorf("restart: found %d of the test bed's processes after restarting kube-apiserver", len(b.servers))
 			}
 			if err := b.quiesce(ctx, "restart "+name); err != nil {
@@ -62,7 +63,7 @@ func (b *bench) restartRounds(ctx context.Context) ([]restartRun, error) {
 				_, _, err = b.wave(ctx, serverContender(name), b.o.agents, o, func(i int) []string {
 					return []string{fmt.Sprintf("-tag=restart.%s.r%d.%s", name, round, nodeName(i)),
 						"-field-selector=spec.nodeName=" + nodeName(i), fmt.Sprintf("-want=%d", podsOf(i, b.o.n, b.o.agents))}
-				}, round, func(chs []*child) error {
+				}, round, func(chs []*driver.Child) error {
 					r, err = b.restartUnder(ctx, chs, name, round)
 					return err
 				})
@@ -71,7 +72,7 @@ func (b *bench) restartRounds(ctx context.Context) ([]restartRun, error) {
 				return nil, fmt.Errorf("restart, round %d, %s: %w", round, name, err)
 			}
 			fmt.Fprintf(os.Stderr, "restart round %d/%d %-20s kube-apiserver CPU %.2fs, allocated %.0f MiB over %s; agents' requests after it: %s\n",
-				round, b.o.rounds, name, r.cpu.Seconds(), r.allocated/mib, restartWindow, kindsText(r.kinds))
+				round, b.o.rounds, name, r.cpu.Seconds(), r.allocated/driver.MiB, restartWindow, kindsText(r.kinds))
 			runs = append(runs, r)
 		}
 	}
@@ -82,13 +83,13 @@ func (b *bench) restartRounds(ctx context.Context) ([]restartRun, error) {
 // measures it for restartWindow from its readiness. Every agent must have
 // resynced: sent a request other than a watch (a LIST, a WatchList or a
 // metadata-only LIST).
-func (b *bench) restartUnder(ctx context.Context, chs []*child, name string, round int) (restartRun, error) {
+func (b *bench) restartUnder(ctx context.Context, chs []*driver.Child, name string, round int) (restartRun, error) {
 	r := restartRun{contender: name, kinds: map[string]int{}}
 	for _, ch := range chs {
-		if err := ch.send(cmdProbe); err != nil {
+		if err := ch.Send(driver.CmdProbe); err != nil {
 			return r, err
 		}
-		if err := ch.expect(ctx, msgReady, &struct{}{}, replyTimeout); err != nil {
+		if err := ch.Expect(ctx, driver.MsgReady, &struct{}{}, replyTimeout); err != nil {
 			return r, err
 		}
 	}
@@ -100,10 +101,10 @@ func (b *bench) restartUnder(ctx context.Context, chs []*child, name string, rou
 	if err := b.srv.Relaunch(); err != nil {
 		return r, err
 	}
-	if b.servers, b.apiserver = serverPIDs(); len(b.servers) != 2 || b.apiserver == 0 {
+	if b.servers, b.apiserver = driver.ServerPIDs(); len(b.servers) != 2 || b.apiserver == 0 {
 		return r, fmt.Errorf("found %d of the test bed's processes after restarting kube-apiserver", len(b.servers))
 	}
-	cpu0 := cpuOf([]int{b.apiserver})
+	cpu0 := driver.CPUOf([]int{b.apiserver})
 	alloc0, err := b.apiserverAllocated(ctx)
 	if err != nil {
 		return r, err
@@ -113,18 +114,18 @@ func (b *bench) restartUnder(ctx context.Context, chs []*child, name string, rou
 	case <-ctx.Done():
 		return r, ctx.Err()
 	}
-	r.cpu = cpuOf([]int{b.apiserver}) - cpu0
+	r.cpu = driver.CPUOf([]int{b.apiserver}) - cpu0
 	alloc1, err := b.apiserverAllocated(ctx)
 	if err != nil {
 		return r, err
 	}
 	r.allocated = alloc1 - alloc0
 	for i, ch := range chs {
-		var rep requestsReport
-		if err := ch.send(cmdRequests); err != nil {
+		var rep driver.RequestsReport
+		if err := ch.Send(driver.CmdRequests); err != nil {
 			return r, err
 		}
-		if err := ch.expect(ctx, msgRequests, &rep, replyTimeout); err != nil {
+		if err := ch.Expect(ctx, driver.MsgRequests, &rep, replyTimeout); err != nil {
 			return r, err
 		}
 		resynced := false
@@ -164,10 +165,10 @@ func summarizeRestart(runs []restartRun, name string) restartSummary {
 		var cs, as []float64
 		for _, r := range runs {
 			if r.contender == n {
-				cs, as, kinds = append(cs, r.cpu.Seconds()), append(as, r.allocated/mib), r.kinds
+				cs, as, kinds = append(cs, r.cpu.Seconds()), append(as, r.allocated/driver.MiB), r.kinds
 			}
 		}
-		return median(cs), median(as), len(cs), kinds
+		return driver.Median(cs), driver.Median(as), len(cs), kinds
 	}
 	idleCPU, idleAlloc, _, _ := med(restartIdle)
 	s := restartSummary{contender: name}
@@ -180,15 +181,15 @@ func summarizeRestart(runs []restartRun, name string) restartSummary {
 	return s
 }
 
-func restartTable(runs []restartRun, agents int) *table {
-	t := &table{header: []string{"contender", "agents", "runs", "apiserver CPU s over its own start-up", "allocated MiB over its own start-up", "agents' requests after the restart (last round)"}}
+func restartTable(runs []restartRun, agents int) *driver.Table {
+	t := &driver.Table{Header: []string{"contender", "agents", "runs", "apiserver CPU s over its own start-up", "allocated MiB over its own start-up", "agents' requests after the restart (last round)"}}
 	for _, name := range append([]string{restartIdle}, restartRows...) {
 		if s := summarizeRestart(runs, name); s.runs > 0 {
 			n := agents
 			if name == restartIdle {
 				n = 0
 			}
-			t.add(name, fmt.Sprint(n), fmt.Sprint(s.runs), num(s.cpu, 2), num(s.allocated, 0), kindsText(s.kinds))
+			t.Add(name, fmt.Sprint(n), fmt.Sprint(s.runs), driver.Num(s.cpu, 2), driver.Num(s.allocated, 0), kindsText(s.kinds))
 		}
 	}
 	return t
@@ -196,22 +197,24 @@ func restartTable(runs []restartRun, agents int) *table {
 
 // restartComparisons: the target, ours' resync after a
 // kube-apiserver restart against client-go's relist.
-func restartComparisons(runs []restartRun) []comparison {
+func restartComparisons(runs []restartRun) []driver.Comparison {
 	o, w, l := summarizeRestart(runs, ours), summarizeRestart(runs, clientGoWatch), summarizeRestart(runs, clientGoList)
-	return []comparison{
-		{key: "apiserver_restart_cpu_vs_clientgo", what: "kube-apiserver restarted under the agents: ours apiserver CPU / client-go-watchlist", value: ratio(o.cpu, w.cpu), target: 0.3},
-		{what: "kube-apiserver restarted under the agents: ours apiserver CPU / client-go-list", value: ratio(o.cpu, l.cpu), target: math.NaN()},
-		{what: "kube-apiserver restarted under the agents: ours allocated / client-go-watchlist", value: ratio(o.allocated, w.allocated), target: math.NaN()},
+	return []driver.Comparison{
+		{Key: "apiserver_restart_cpu_vs_clientgo", What: "kube-apiserver restarted under the agents: ours apiserver CPU / client-go-watchlist", Value: driver.Ratio(o.cpu, w.cpu), Target: 0.3},
+		{What: "kube-apiserver restarted under the agents: ours apiserver CPU / client-go-list", Value: driver.Ratio(o.cpu, l.cpu), Target: math.NaN()},
+		{What: "kube-apiserver restarted under the agents: ours allocated / client-go-watchlist", Value: driver.Ratio(o.allocated, w.allocated), Target: math.NaN()},
+		{What: "kube-apiserver restarted under the agents: ours apiserver CPU / client-go-watchlist-nogzip",
+			Value: driver.Ratio(o.cpu, summarizeRestart(runs, clientGoWatchNoGzip).cpu), Target: math.NaN()},
 	}
 }
 
 // reportRestart prints the restart part, when it ran.
-func reportRestart(w io.Writer, runs []restartRun, agents, pods int, cs []comparison) {
+func reportRestart(w io.Writer, runs []restartRun, agents, pods int, cs []driver.Comparison) {
 	if len(runs) == 0 {
 		return
 	}
 	fmt.Fprintf(w, "\nkube-apiserver restarted under %d running agents (the wave's: each its node's pods of %d), after a write that moves etcd's revision past their watches; "+
 		"its CPU and allocated bytes over %s from its readiness, less those of a restart with no agent (its own start-up); medians over the rounds:\n\n%s\n",
 		agents, pods, restartWindow, restartTable(runs, agents))
-	fmt.Fprintf(w, "Restart ratios:\n\n%s\n", comparisonTable(cs))
+	fmt.Fprintf(w, "Restart ratios:\n\n%s\n", driver.ComparisonTable(cs))
 }

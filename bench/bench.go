@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/mod/semver"
 
+	"github.com/syncer-gen/syncer-gen/bench/internal/driver"
 	"github.com/syncer-gen/syncer-gen/internal/testbed"
 	"k8s.io/client-go/kubernetes"
 )
@@ -74,7 +75,7 @@ func benchMain(args []string) error {
 		return err
 	}
 	b := &bench{o: o, exe: exe, kubeconfig: kubeconfig, cs: cs, res: res, cfg: srv.Config(), srv: srv, dir: dir, pop: newPopulation(o.n)}
-	b.servers, b.apiserver = serverPIDs()
+	b.servers, b.apiserver = driver.ServerPIDs()
 	if len(b.servers) != 2 {
 		fmt.Fprintf(os.Stderr, "warning: found %d of the test bed's 2 processes; not waiting for them to go idle between runs\n", len(b.servers))
 		b.servers = nil
@@ -88,7 +89,7 @@ func benchMain(args []string) error {
 	}
 	var out outcome
 	if o.runs(partContenders) {
-		var cs []contender
+		var cs []driver.Contender
 		for _, name := range o.contenders {
 			c, _ := contenderByName(name)
 			cs = append(cs, c)
@@ -143,6 +144,11 @@ func benchMain(args []string) error {
 			return err
 		}
 	}
+	if o.runs(partProjection) {
+		if out.projection, err = b.projectionRounds(ctx); err != nil {
+			return err
+		}
+	}
 	out.pods = o.n
 	report(os.Stdout, setup, out)
 	if o.charts != "" && o.profileDir == "" {
@@ -157,16 +163,16 @@ func benchMain(args []string) error {
 
 // runRounds runs every contender of cs once per round, one at a time,
 // each once the servers are idle; label starts its progress lines.
-func (b *bench) runRounds(ctx context.Context, label string, cs []contender) ([]result, error) {
-	var rs []result
+func (b *bench) runRounds(ctx context.Context, label string, cs []driver.Contender) ([]driver.Result, error) {
+	var rs []driver.Result
 	for round := 1; round <= b.o.rounds; round++ {
 		for _, c := range roundOrder(cs, round) {
-			if err := b.quiesce(ctx, c.name); err != nil {
+			if err := b.quiesce(ctx, c.Name); err != nil {
 				return nil, err
 			}
 			r, err := b.runOne(ctx, c, round)
 			if err != nil {
-				return nil, fmt.Errorf("%sround %d, %s: %w", label, round, c.name, err)
+				return nil, fmt.Errorf("%sround %d, %s: %w", label, round, c.Name, err)
 			}
 			fmt.Fprintf(os.Stderr, "%sround %d/%d %s\n", label, round, b.o.rounds, describeResult(r))
 			rs = append(rs, r)
@@ -177,7 +183,7 @@ func (b *bench) runRounds(ctx context.Context, label string, cs []contender) ([]
 
 // quiesce waits for the servers to go idle before running what.
 func (b *bench) quiesce(ctx context.Context, what string) error {
-	waited, idle, err := quiesce(ctx, b.servers)
+	waited, idle, err := driver.Quiesce(ctx, b.servers)
 	if err == nil && !idle && b.servers != nil {
 		fmt.Fprintf(os.Stderr, "warning: etcd and kube-apiserver still busy after %s; running %s anyway\n", waited.Round(time.Millisecond), what)
 	}
@@ -210,19 +216,19 @@ func envOr(k, def string) string {
 	return def
 }
 
-func describeResult(r result) string {
+func describeResult(r driver.Result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-20s synced %d in %.3fs, peak RSS %.1f MiB (exit %.1f), allocated %.0f MiB, %d GCs",
-		r.contender, r.sync.Objects, r.sync.SyncSeconds, float64(r.sync.HWMBytes)/mib,
-		float64(r.exit.HWMBytes)/mib, float64(r.sync.TotalAllocBytes)/mib, r.sync.NumGC)
-	if r.sync.Note != "" {
-		fmt.Fprintf(&b, ", %s", r.sync.Note)
+		r.Contender, r.Sync.Objects, r.Sync.SyncSeconds, float64(r.Sync.HWMBytes)/driver.MiB,
+		float64(r.Exit.HWMBytes)/driver.MiB, float64(r.Sync.TotalAllocBytes)/driver.MiB, r.Sync.NumGC)
+	if r.Sync.Note != "" {
+		fmt.Fprintf(&b, ", %s", r.Sync.Note)
 	}
-	if s := r.steady; s != nil {
+	if s := r.Steady; s != nil {
 		fmt.Fprintf(&b, "; steady: %d events, %.3f CPU s/1k, lag p50 %.1f ms p99 %.1f ms",
 			s.Events, s.CPUSeconds/float64(s.Events)*1000, s.LagP50Seconds*1000, s.LagP99Seconds*1000)
 		fmt.Fprintf(&b, " at %.0f writes/s; then peak RSS %.1f MiB, live heap %.1f MiB; %d LIST+WATCH requests",
-			r.writeRate, float64(s.HWMBytes)/mib, float64(s.LiveHeapBytes)/mib, s.Requests)
+			r.WriteRate, float64(s.HWMBytes)/driver.MiB, float64(s.LiveHeapBytes)/driver.MiB, s.Requests)
 		if s.Restarts > 0 {
 			fmt.Fprintf(&b, ", restarts %s", s.RestartReasons)
 		}
@@ -283,6 +289,6 @@ func launch(ctx context.Context, dir string, o options) (*testbed.Server, error)
 				l.s.Stop()
 			}
 		}()
-		return nil, errInterrupted
+		return nil, driver.ErrInterrupted
 	}
 }

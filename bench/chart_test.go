@@ -11,12 +11,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/syncer-gen/syncer-gen/bench/internal/driver"
 )
 
 // figures is a summary of a contender with the figures the charts show; NaN for "-".
-func figures(name string, syncS, rssMiB, allocMiB, readMiB, cpuPer1k, lagP99ms float64) summary {
-	s := find(nil, name)
-	s.runs, s.syncSeconds, s.hwmSyncMiB, s.allocMiB, s.readMiB, s.cpuPer1k, s.lagP99ms = 3, syncS, rssMiB, allocMiB, readMiB, cpuPer1k, lagP99ms
+func figures(name string, syncS, rssMiB, allocMiB, readMiB, cpuPer1k, lagP99ms float64) driver.Summary {
+	s := driver.Find(nil, name)
+	s.Runs, s.SyncSeconds, s.HWMSyncMiB, s.AllocMiB, s.ReadMiB, s.CPUPer1k, s.LagP99ms = 3, syncS, rssMiB, allocMiB, readMiB, cpuPer1k, lagP99ms
 	return s
 }
 
@@ -77,16 +79,16 @@ func parseSVG(t *testing.T, svg []byte) parsed {
 // coloured by what it is, and its references marked.
 func TestChart(t *testing.T) {
 	nan := math.NaN()
-	c := contendersChart([]string{`setup: <"quoted"> & escaped`}, []summary{
+	c := contendersChart([]string{`setup: <"quoted"> & escaped`}, []driver.Summary{
 		figures(floorDecode, 0.7, 33, 74, nan, 0.175, 7.5),
 		figures(keepAll, 0.8, 99, 74, nan, nan, nan),
 		figures(clientGoWatch, 1.0, 136, 193, nan, 0.243, 6),
 		figures(ours, 0.8, 101, 75, nan, 0.205, 6),
-		find(nil, oursStrip), // did not run: no bar
+		driver.Find(nil, oursStrip), // did not run: no bar
 	})
-	p := parseSVG(t, c.svg())
-	if len(p.panels) != len(c.panels) {
-		t.Fatalf("panels %q, want %d", p.panels, len(c.panels))
+	p := parseSVG(t, c.SVG())
+	if len(p.panels) != len(c.Panels) {
+		t.Fatalf("panels %q, want %d", p.panels, len(c.Panels))
 	}
 	all := []string{floorDecode, keepAll, clientGoWatch, ours}
 	if got := p.bars["time to synced, s"]; !slices.Equal(got, all) {
@@ -103,24 +105,27 @@ func TestChart(t *testing.T) {
 	if got, want := p.refs["peak RSS at sync, MiB"], []string{keepAll, clientGoWatch}; !slices.Equal(got, want) {
 		t.Errorf("RSS references %q, want %q", got, want)
 	}
-	if !bytes.Contains(c.svg(), []byte("&lt;&#34;quoted&#34;&gt; &amp; escaped")) {
+	if !bytes.Contains(c.SVG(), []byte("&lt;&#34;quoted&#34;&gt; &amp; escaped")) {
 		t.Error("the run's line is not escaped")
 	}
 }
 
 // charts draws a chart for each part that ran, from its results.
 func TestChartsOfAnOutcome(t *testing.T) {
-	r := func(name string, s float64) result {
-		return result{contender: name, sync: syncReport{Objects: 10, SyncSeconds: s, HWMBytes: 50 * mib, TotalAllocBytes: 20 * mib}}
+	r := func(name string, s float64) driver.Result {
+		return driver.Result{Contender: name, Sync: driver.SyncReport{Objects: 10, SyncSeconds: s, HWMBytes: 50 * driver.MiB, TotalAllocBytes: 20 * driver.MiB}}
 	}
-	out := outcome{main: []result{r(floorDecode, 1), r(ours, 1.1), r(clientGoWatch, 1.3)}, names: []string{floorDecode, ours, clientGoWatch},
-		warm:     []result{r(oursWarm, 0.2), r(ours, 1)},
-		shards:   []shardRun{{k: 1, alone: 1, aloneRSS: 100 * mib}, {k: 4, alone: 0.3, aloneRSS: 50 * mib}},
+	out := outcome{main: []driver.Result{r(floorDecode, 1), r(ours, 1.1), r(clientGoWatch, 1.3)}, names: []string{floorDecode, ours, clientGoWatch},
+		warm:     []driver.Result{r(oursWarm, 0.2), r(ours, 1)},
+		shards:   []shardRun{{k: 1, alone: 1, aloneRSS: 100 * driver.MiB}, {k: 4, alone: 0.3, aloneRSS: 50 * driver.MiB}},
 		waves:    []serverRun{{contender: ours, cpu: time.Second}, {contender: clientGoList, cpu: 2 * time.Second}},
 		restarts: []restartRun{{contender: restartIdle, cpu: time.Second}, {contender: ours, cpu: time.Second}, {contender: clientGoWatch, cpu: 3 * time.Second}},
-		fleet:    []fleetRun{{takeover: 6.5}, {takeover: 6.7}}}
+		fleet:    []fleetRun{{takeover: 6.5}, {takeover: 6.7}},
+		projection: projectionOutcome{pods: []driver.Result{r(floorRead, 0.5), r(clientGoStrip, 2), r(oursStrip, 1)},
+			crs: []driver.Result{r(ours, 1)}}}
+	out.projection.pods[2].Sync.StoreBytes = 30 * driver.MiB
 	cs := charts([]string{"run"}, out)
-	want := []string{partContenders, partWarm, partShard, partWave, partRestart, partFleet}
+	want := []string{partContenders, partWarm, partShard, partWave, partRestart, partFleet, partProjection}
 	for _, part := range want {
 		if cs[part] == nil {
 			t.Errorf("no chart of the %s part", part)
@@ -130,22 +135,29 @@ func TestChartsOfAnOutcome(t *testing.T) {
 		t.Fatalf("charts of %d parts, want %d: %v", len(cs), len(want), cs)
 	}
 	for part, metric := range map[string]string{partWarm: "time to synced, s", partShard: "one shard alone: time to synced, s",
-		partWave: "apiserver CPU, s", partRestart: "apiserver CPU, s"} {
-		got := parseSVG(t, cs[part].svg()).bars[metric]
+		partWave: "apiserver CPU, s", partRestart: "apiserver CPU, s", partProjection: "pods: time to synced, s"} {
+		got := parseSVG(t, cs[part].SVG()).bars[metric]
 		wantBars := map[string][]string{partWarm: {oursWarm, ours}, partShard: {"unsharded", "shard of 4"},
-			partWave: {ours, clientGoList}, partRestart: {ours, clientGoWatch}}[part]
+			partWave: {ours, clientGoList}, partRestart: {ours, clientGoWatch}, partProjection: {floorRead, clientGoStrip, oursStrip}}[part]
 		if !slices.Equal(got, wantBars) {
 			t.Errorf("%s bars %q, want %q", part, got, wantBars)
 		}
 	}
-	if got := cs[partRestart].panels[0].bars[0].value; got != 0 {
+	p := parseSVG(t, cs[partProjection].SVG())
+	if got := p.bars["pods: what our store holds (Store.Bytes), MiB"]; !slices.Equal(got, []string{oursStrip}) {
+		t.Errorf("projection: store bars %q, want ours-strip's alone", got)
+	}
+	if got := p.bars["widgets: time to synced, s"]; !slices.Equal(got, []string{"widgets: " + ours}) {
+		t.Errorf("projection: widgets' bars %q", got)
+	}
+	if got := cs[partRestart].Panels[0].Bars[0].Value; got != 0 {
 		t.Errorf("restart: ours drawn at %v s, want 0 over the start-up's own CPU", got)
 	}
 	dir := t.TempDir()
 	if err := writeCharts(dir, []string{"run"}, out); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"bench-contenders.svg", "bench-warm.svg", "bench-shard.svg", "bench-wave.svg", "bench-restart.svg", "bench-fleet.svg"} {
+	for _, f := range []string{"bench-contenders.svg", "bench-warm.svg", "bench-shard.svg", "bench-wave.svg", "bench-restart.svg", "bench-fleet.svg", "bench-projection.svg"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Error(err)
 		}

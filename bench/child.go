@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/syncer-gen/syncer-gen/bench/internal/driver"
 	"k8s.io/client-go/tools/clientcmd"
 )
 
@@ -88,12 +89,13 @@ func childMain(args []string) error {
 		return err
 	}
 	cfg.QPS, cfg.Burst = 1000, 2000
+	contender := runAs(a.contender, cfg)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if a.fleet != "" {
 		return fleetMember(ctx, cfg, a)
 	}
-	prof := newProfiler(a.profileDir, a.tag)
+	prof := driver.NewProfiler(a.profileDir, a.tag)
 	env := &childEnv{cfg: cfg, namespace: a.namespace, plural: res.plural, timeout: a.timeout,
 		lags: newLagObserver(), probe: newProbe(res.plural), snapshot: a.snapshot, want: a.want, fieldSelector: a.fieldSelector}
 	if a.shard != "" {
@@ -103,33 +105,33 @@ func childMain(args []string) error {
 	}
 	cfg.Wrap(env.probe.wrap)
 	var wire atomic.Int64
-	cfg.Dial = countingDial(&wire)
-	if c, _ := contenderByName(a.contender); c.slow {
+	cfg.Dial = driver.CountingDial(&wire)
+	if c, _ := contenderByName(contender); c.Slow {
 		env.slow = &slowHandler{}
 	}
 
 	stdin := bufio.NewScanner(os.Stdin)
 	if a.barrier {
-		if err := writeMsg(os.Stdout, msgReady, struct{}{}); err != nil {
+		if err := driver.WriteMsg(os.Stdout, driver.MsgReady, struct{}{}); err != nil {
 			return err
 		}
-		if !stdin.Scan() || stdin.Text() != cmdGo {
-			return fmt.Errorf("waited for %q, got %q (%v)", cmdGo, stdin.Text(), stdin.Err())
+		if !stdin.Scan() || stdin.Text() != driver.CmdGo {
+			return fmt.Errorf("waited for %q, got %q (%v)", driver.CmdGo, stdin.Text(), stdin.Err())
 		}
 	}
 
 	// Start of work: everything from here on is the contender's.
-	if err := prof.startCPU("sync"); err != nil {
+	if err := prof.StartCPU("sync"); err != nil {
 		return err
 	}
 	started := time.Now()
-	out, err := res.kind.run(ctx, a.contender, env)
+	out, err := res.kind.run(ctx, contender, env)
 	took := time.Since(started)
 	read := wire.Load()
-	hwm, hwmErr := vmHWM()
+	hwm, hwmErr := driver.VmHWM()
 	var ms goruntime.MemStats
 	goruntime.ReadMemStats(&ms)
-	prof.stopCPU()
+	prof.StopCPU()
 	if err != nil {
 		return fmt.Errorf("%s: %w", a.contender, err)
 	}
@@ -139,20 +141,20 @@ func childMain(args []string) error {
 	if out.objects != a.want && (a.shard == "" || out.objects > a.want) {
 		return fmt.Errorf("%s: saw %d objects at sync, want %d", a.contender, out.objects, a.want)
 	}
-	if err := prof.writeHeap("sync"); err != nil {
+	if err := prof.WriteHeap("sync"); err != nil {
 		return err
 	}
-	rep := syncReport{
+	rep := driver.SyncReport{
 		SyncSeconds: took.Seconds(), Objects: out.objects, HWMBytes: hwm,
-		TotalAllocBytes: ms.TotalAlloc, NumGC: ms.NumGC, Note: out.note, BytesRead: read,
+		TotalAllocBytes: ms.TotalAlloc, NumGC: ms.NumGC, Note: out.note, BytesRead: read, StoreBytes: out.storeBytes,
 	}
 	if a.digest {
 		if out.keys == nil {
 			return fmt.Errorf("%s: -digest: the contender does not show its store", a.contender)
 		}
-		rep.StoreDigest = digest(out.keys())
+		rep.StoreDigest = driver.Digest(out.keys())
 	}
-	if err := writeMsg(os.Stdout, msgSynced, rep); err != nil {
+	if err := driver.WriteMsg(os.Stdout, driver.MsgSynced, rep); err != nil {
 		return err
 	}
 	if err := followParent(ctx, stdin, env, a, prof); err != nil {
@@ -163,39 +165,39 @@ func childMain(args []string) error {
 			return fmt.Errorf("%s: %w", a.contender, err)
 		}
 	}
-	hwm, err = vmHWM()
+	hwm, err = driver.VmHWM()
 	if err != nil {
 		return err
 	}
 	goruntime.KeepAlive(out.keep)
-	return writeMsg(os.Stdout, msgExit, exitReport{HWMBytes: hwm})
+	return driver.WriteMsg(os.Stdout, driver.MsgExit, driver.ExitReport{HWMBytes: hwm})
 }
 
 // followParent runs the parent's commands until it says exit.
-func followParent(ctx context.Context, sc *bufio.Scanner, env *childEnv, a childArgs, prof *profiler) error {
+func followParent(ctx context.Context, sc *bufio.Scanner, env *childEnv, a childArgs, prof *driver.Profiler) error {
 	var cpu0 time.Duration
 	for sc.Scan() {
 		cmd, arg, _ := strings.Cut(sc.Text(), " ")
 		switch cmd {
-		case cmdSteady:
-			if err := prof.startCPU("steady"); err != nil {
+		case driver.CmdSteady:
+			if err := prof.StartCPU("steady"); err != nil {
 				return err
 			}
-			cpu0 = cpuTime()
+			cpu0 = driver.CPUTime()
 			env.lags.start()
 			env.probe.start()
 			env.slow.start()
-			if err := writeMsg(os.Stdout, msgReady, struct{}{}); err != nil {
+			if err := driver.WriteMsg(os.Stdout, driver.MsgReady, struct{}{}); err != nil {
 				return err
 			}
-		case cmdEnd:
+		case driver.CmdEnd:
 			n, err := strconv.Atoi(arg)
 			if err != nil {
 				return fmt.Errorf("bad command %q", sc.Text())
 			}
 			lags, err := env.lags.wait(ctx, n, a.timeout)
-			cpu := cpuTime() - cpu0
-			prof.stopCPU()
+			cpu := driver.CPUTime() - cpu0
+			prof.StopCPU()
 			if err != nil {
 				return fmt.Errorf("%s: steady state: %w", a.contender, err)
 			}
@@ -203,19 +205,19 @@ func followParent(ctx context.Context, sc *bufio.Scanner, env *childEnv, a child
 			if err != nil {
 				return err
 			}
-			if err := writeMsg(os.Stdout, msgSteady, rep); err != nil {
+			if err := driver.WriteMsg(os.Stdout, driver.MsgSteady, rep); err != nil {
 				return err
 			}
-		case cmdProbe:
+		case driver.CmdProbe:
 			env.probe.start()
-			if err := writeMsg(os.Stdout, msgReady, struct{}{}); err != nil {
+			if err := driver.WriteMsg(os.Stdout, driver.MsgReady, struct{}{}); err != nil {
 				return err
 			}
-		case cmdRequests:
-			if err := writeMsg(os.Stdout, msgRequests, requestsReport{Kinds: env.probe.requestKinds()}); err != nil {
+		case driver.CmdRequests:
+			if err := driver.WriteMsg(os.Stdout, driver.MsgRequests, driver.RequestsReport{Kinds: env.probe.requestKinds()}); err != nil {
 				return err
 			}
-		case cmdExit:
+		case driver.CmdExit:
 			return nil
 		default:
 			return fmt.Errorf("unknown command %q", sc.Text())

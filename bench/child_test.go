@@ -2,31 +2,17 @@ package main
 
 import (
 	"context"
+	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/syncer-gen/syncer-gen/bench/internal/driver"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 )
-
-func TestMessagesRoundTrip(t *testing.T) {
-	var b strings.Builder
-	in := syncReport{SyncSeconds: 1.5, Objects: 3, HWMBytes: 42, Note: "mode=watchlist"}
-	if err := writeMsg(&b, msgSynced, in); err != nil {
-		t.Fatal(err)
-	}
-	var out syncReport
-	if err := parseMsg(strings.TrimSuffix(b.String(), "\n"), msgSynced, &out); err != nil || out != in {
-		t.Errorf("round trip: %+v, %v", out, err)
-	}
-	if err := parseMsg(b.String(), msgExit, &out); err == nil {
-		t.Error("a synced message was taken for exit")
-	}
-	if err := parseMsg("synced {", msgSynced, &out); err == nil {
-		t.Error("bad JSON accepted")
-	}
-}
 
 func TestLagObserver(t *testing.T) {
 	o := newLagObserver()
@@ -88,5 +74,53 @@ func TestPayload(t *testing.T) {
 	}
 	if objectName(7) != "obj-000007" {
 		t.Errorf("objectName(7) = %s", objectName(7))
+	}
+}
+
+// A -nogzip contender runs its client-go contender with compression off;
+// every client-go contender of every part has one, and ours none.
+func TestNoGzipContenders(t *testing.T) {
+	cfg := &rest.Config{}
+	if got := runAs(clientGoWatchNoGzip, cfg); got != clientGoWatch || !cfg.DisableCompression {
+		t.Errorf("runAs(%s) = %s, DisableCompression %v", clientGoWatchNoGzip, got, cfg.DisableCompression)
+	}
+	cfg = &rest.Config{}
+	if got := runAs(ours, cfg); got != ours || cfg.DisableCompression {
+		t.Errorf("runAs(ours) = %s, DisableCompression %v", got, cfg.DisableCompression)
+	}
+	for _, part := range [][]driver.Contender{contenders, crdContenders, warmContenders} {
+		names := namesOf(part)
+		for _, n := range names {
+			if isClientGo(n) && !strings.HasSuffix(n, noGzip) && !slices.Contains(names, n+noGzip) {
+				t.Errorf("%s has no %s%s", n, n, noGzip)
+			}
+			if !isClientGo(n) && strings.HasSuffix(n, noGzip) {
+				t.Errorf("%s: not client-go's", n)
+			}
+		}
+	}
+	for _, rows := range [][]string{serverRows, waveRows, restartRows} {
+		for _, n := range rows {
+			if isClientGo(n) && !strings.HasSuffix(n, noGzip) && !slices.Contains(rows, n+noGzip) {
+				t.Errorf("row %s has no %s%s", n, n, noGzip)
+			}
+		}
+	}
+}
+
+// Until its projected syncer is generated, ours-projected is skipped by the
+// parent, with a line saying why, and refused by the child.
+func TestProjectedContenderWaitsForItsSyncer(t *testing.T) {
+	run, skipped := runnable(projContenders, false)
+	if slices.Contains(namesOf(run), oursProjected) || len(skipped) != 1 || !strings.Contains(skipped[0], oursProjected) {
+		t.Errorf("not generated: ran %v, skipped %q", namesOf(run), skipped)
+	}
+	if run, skipped = runnable(projContenders, true); !slices.Contains(namesOf(run), oursProjected) || len(skipped) != 0 {
+		t.Errorf("generated: ran %v, skipped %q", namesOf(run), skipped)
+	}
+	if runProjectedPods == nil {
+		if _, err := projPods.kind.run(context.Background(), oursProjected, &childEnv{}); !errors.Is(err, errNotGenerated) {
+			t.Errorf("the child ran ours-projected without its syncer: %v", err)
+		}
 	}
 }

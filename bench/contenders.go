@@ -1,18 +1,11 @@
 package main
 
-// contender is one way of getting the objects, run in its own process.
-type contender struct {
-	name string
-	// steady: the contender also runs the steady-state round.
-	steady bool
-	// slow: the contender has a second handler, slow in the steady state.
-	slow bool
-	// env is added to the child's environment (which is otherwise the
-	// parent's, so GOGC and GOMAXPROCS are the same for every contender).
-	env []string
-	// what says what it does, for the table's legend.
-	what string
-}
+import (
+	"strings"
+
+	"github.com/syncer-gen/syncer-gen/bench/internal/driver"
+	"k8s.io/client-go/rest"
+)
 
 // Names of the contenders the ratios are computed from.
 const (
@@ -26,37 +19,87 @@ const (
 	oursSlow      = "ours-slow-handler"
 	clientGoSlow  = "client-go-slow-handler"
 	watchListGate = "KUBE_FEATURE_WatchListClient"
+
+	clientGoWatchNoGzip = clientGoWatch + noGzip
+	clientGoListNoGzip  = clientGoList + noGzip
+	clientGoSlowNoGzip  = clientGoSlow + noGzip
 )
 
-var contenders = []contender{
-	{name: floorRead, what: "raw WatchList stream (uncompressed, as ours asks) to the end bookmark; frames and event types only"},
-	{name: floorDecode, steady: true, what: "same, each object decoded into its typed struct and dropped"},
-	{name: keepAll, what: "same, each object kept in a plain map (memory floor)"},
-	{name: clientGoWatch, steady: true, env: []string{watchListGate + "=true"},
-		what: "client-go SharedIndexInformer, WatchListClient on, protobuf"},
-	{name: clientGoList, env: []string{watchListGate + "=false"},
-		what: "client-go SharedIndexInformer, WatchListClient off (LIST + WATCH), protobuf"},
-	{name: ours, steady: true, what: "syncer-gen's generated syncer (examples/builtin; runtime.New for secrets), default options"},
-	{name: oursStrip, what: "the same with runtime.WithStripManagedFields()"},
-	{name: oursSlow, steady: true, slow: true,
-		what: "ours with a second handler that sleeps 1 ms per call in the steady state"},
-	{name: clientGoSlow, steady: true, slow: true, env: []string{watchListGate + "=true"},
-		what: "client-go-watchlist with a second handler that sleeps 1 ms per call in the steady state"},
+// noGzip ends the name of a client-go contender run with compression off
+// (rest.Config.DisableCompression: its transport does not ask for gzip),
+// as ours asks by default: a ratio of ours against client-go then measures
+// the syncer, against the same contender without it gzip too. The child
+// runs the contender its name names without the suffix (runAs).
+const noGzip = "-nogzip"
+
+// withoutGzip returns c run with compression off.
+func withoutGzip(c driver.Contender) driver.Contender {
+	c.Name += noGzip
+	c.What += "; compression off (rest.Config.DisableCompression), as ours by default"
+	return c
 }
 
-func contenderNames() []string {
-	out := make([]string, len(contenders))
-	for i, c := range contenders {
-		out[i] = c.name
+// runAs returns the contender a child runs for name, turning compression
+// off on cfg for a name that ends in noGzip.
+func runAs(name string, cfg *rest.Config) string {
+	base, off := strings.CutSuffix(name, noGzip)
+	if off {
+		cfg.DisableCompression = true
+	}
+	return base
+}
+
+var contenders = andWithoutGzip([]driver.Contender{
+	{Name: floorRead, What: "raw WatchList stream (uncompressed, as ours asks) to the end bookmark; frames and event types only"},
+	{Name: floorDecode, Steady: true, What: "same, each object decoded into its typed struct and dropped"},
+	{Name: keepAll, What: "same, each object kept in a plain map (memory floor)"},
+	{Name: clientGoWatch, Steady: true, Env: []string{watchListGate + "=true"},
+		What: "client-go SharedIndexInformer, WatchListClient on, protobuf"},
+	{Name: clientGoList, Env: []string{watchListGate + "=false"},
+		What: "client-go SharedIndexInformer, WatchListClient off (LIST + WATCH), protobuf"},
+	{Name: ours, Steady: true, What: "syncer-gen's generated syncer (examples/builtin; runtime.New for secrets), default options"},
+	{Name: oursStrip, What: "the same with runtime.WithStripManagedFields()"},
+	{Name: oursSlow, Steady: true, Slow: true,
+		What: "ours with a second handler that sleeps 1 ms per call in the steady state"},
+	{Name: clientGoSlow, Steady: true, Slow: true, Env: []string{watchListGate + "=true"},
+		What: "client-go-watchlist with a second handler that sleeps 1 ms per call in the steady state"},
+})
+
+// andWithoutGzip returns cs with each client-go contender followed by the
+// same with compression off.
+func andWithoutGzip(cs []driver.Contender) []driver.Contender {
+	var out []driver.Contender
+	for _, c := range cs {
+		out = append(out, c)
+		if isClientGo(c.Name) {
+			out = append(out, withoutGzip(c))
+		}
 	}
 	return out
 }
 
-func contenderByName(name string) (contender, bool) {
+// isClientGo tells whether a contender is client-go's (controller-runtime's
+// cache is client-go's informer too).
+func isClientGo(name string) bool {
+	return strings.HasPrefix(name, "client-go") || strings.HasPrefix(name, crCache)
+}
+
+func contenderNames() []string { return namesOf(contenders) }
+
+// namesOf returns the names of cs, in order.
+func namesOf(cs []driver.Contender) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.Name
+	}
+	return out
+}
+
+func contenderByName(name string) (driver.Contender, bool) {
 	for _, c := range contenders {
-		if c.name == name {
+		if c.Name == name {
 			return c, true
 		}
 	}
-	return contender{}, false
+	return driver.Contender{}, false
 }

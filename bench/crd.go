@@ -7,6 +7,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/syncer-gen/syncer-gen/bench/internal/driver"
 	shopv1alpha1 "github.com/syncer-gen/syncer-gen/examples/crd/api/shop/v1alpha1"
 	crdmanifest "github.com/syncer-gen/syncer-gen/examples/crd/config/crd"
 	shopsyncers "github.com/syncer-gen/syncer-gen/examples/crd/syncers/shop/v1alpha1"
@@ -32,17 +33,17 @@ const (
 	payloadAnnotation = "bench.syncer-gen.io/payload"
 )
 
-var crdContenders = []contender{
-	{name: ours, what: "syncer-gen's generated WidgetSyncer (examples/crd), default options: its indexes ByOwner and ByColor"},
-	{name: clientGoWatch, env: []string{watchListGate + "=true"},
-		what: "client-go SharedIndexInformer over *Widget, WatchListClient on: a ListWatch on a REST client of the type, as informer-gen's or controller-runtime's; the owner and color indexes of ours"},
-	{name: clientGoDynamic, env: []string{watchListGate + "=true"},
-		what: "client-go dynamicinformer (unstructured objects), WatchListClient on; the same indexes"},
-	{name: crCache, env: []string{watchListGate + "=true"},
-		what: "a controller-runtime Manager whose controller watches For(&Widget{}) and whose reconciler reads each widget through the Manager's cache (WatchListClient on); synced: every widget reconciled once"},
-	{name: crSyncer,
-		what: "the same Manager and reconciler with the generated WidgetSyncer as the controller's source and the reconciler's reader (ctrlsyncer)"},
-}
+var crdContenders = andWithoutGzip([]driver.Contender{
+	{Name: ours, What: "syncer-gen's generated WidgetSyncer (examples/crd), default options: its indexes ByOwner and ByColor"},
+	{Name: clientGoWatch, Env: []string{watchListGate + "=true"},
+		What: "client-go SharedIndexInformer over *Widget, WatchListClient on: a ListWatch on a REST client of the type, as informer-gen's or controller-runtime's; the owner and color indexes of ours"},
+	{Name: clientGoDynamic, Env: []string{watchListGate + "=true"},
+		What: "client-go dynamicinformer (unstructured objects), WatchListClient on; the same indexes"},
+	{Name: crCache, Env: []string{watchListGate + "=true"},
+		What: "a controller-runtime Manager whose controller watches For(&Widget{}) and whose reconciler reads each widget through the Manager's cache (WatchListClient on); synced: every widget reconciled once"},
+	{Name: crSyncer,
+		What: "the same Manager and reconciler with the generated WidgetSyncer as the controller's source and the reconciler's reader (ctrlsyncer)"},
+})
 
 var widgets = resource{
 	plural: "widgets",
@@ -58,8 +59,13 @@ var widgets = resource{
 
 // lookupResource returns the resource a child syncs: one of resources, or widgets.
 func lookupResource(name string) (resource, bool) {
-	if name == widgets.plural {
+	switch name {
+	case widgets.plural:
 		return widgets, true
+	case projPodsName:
+		return projPods, true
+	case projWidgetsName:
+		return projWidgets, true
 	}
 	r, ok := resources[name]
 	return r, ok
@@ -149,18 +155,23 @@ func widgetIndexers(spec func(obj any, field string) string) cache.Indexers {
 	return cache.Indexers{"owner": by("owner"), "color": by("color")}
 }
 
-// crdRounds installs the CRD, creates the widgets and runs crdContenders.
-func (b *bench) crdRounds(ctx context.Context) ([]result, error) {
+// populateWidgets installs the CRD and creates o.n widgets of res in o.namespace.
+func (b *bench) populateWidgets(ctx context.Context, o options, res resource) error {
 	if err := crdmanifest.Install(ctx, b.cfg, time.Minute); err != nil {
-		return nil, err
+		return err
 	}
 	rc, err := widgetClient(b.cfg)
 	if err != nil {
-		return nil, err
+		return err
 	}
+	return populate(ctx, b.cs, rc, o, res)
+}
+
+// crdRounds installs the CRD, creates the widgets and runs crdContenders.
+func (b *bench) crdRounds(ctx context.Context) ([]driver.Result, error) {
 	cb := *b
 	cb.o.resource, cb.res = widgets.plural, widgets
-	if err := populate(ctx, b.cs, rc, cb.o, widgets); err != nil {
+	if err := b.populateWidgets(ctx, cb.o, widgets); err != nil {
 		return nil, err
 	}
 	return cb.runRounds(ctx, "crd ", crdContenders)
@@ -168,30 +179,35 @@ func (b *bench) crdRounds(ctx context.Context) ([]result, error) {
 
 // crdComparisons computes the CRD part's ratios against client-go's typed
 // informer; the targets are 0.8x on time and RSS.
-func crdComparisons(ss []summary) []comparison {
-	o, t, d := find(ss, ours), find(ss, clientGoWatch), find(ss, clientGoDynamic)
+func crdComparisons(ss []driver.Summary) []driver.Comparison {
+	o, t, d := driver.Find(ss, ours), driver.Find(ss, clientGoWatch), driver.Find(ss, clientGoDynamic)
+	tn := driver.Find(ss, clientGoWatchNoGzip)
 	nan := math.NaN()
-	return []comparison{
-		{key: "crd_time_vs_clientgo", what: "ours time to synced / client-go-watchlist (typed)", value: ratio(o.syncSeconds, t.syncSeconds), target: 0.8},
-		{key: "crd_rss_vs_clientgo", what: "ours peak RSS at sync / client-go-watchlist (typed)", value: ratio(o.hwmSyncMiB, t.hwmSyncMiB), target: 0.8},
-		{what: "ours time to synced / client-go-dynamic", value: ratio(o.syncSeconds, d.syncSeconds), target: nan},
-		{what: "ours peak RSS at sync / client-go-dynamic", value: ratio(o.hwmSyncMiB, d.hwmSyncMiB), target: nan},
-		{key: "cr_time_vs_cache", what: "controller-runtime with the syncer / with its cache: time to the last first reconcile",
-			value: ratio(find(ss, crSyncer).syncSeconds, find(ss, crCache).syncSeconds), target: 0.7},
-		{key: "cr_rss_vs_cache", what: "controller-runtime with the syncer / with its cache: peak RSS",
-			value: ratio(find(ss, crSyncer).hwmSyncMiB, find(ss, crCache).hwmSyncMiB), target: 0.8},
+	return []driver.Comparison{
+		{Key: "crd_time_vs_clientgo", What: "ours time to synced / client-go-watchlist (typed)", Value: driver.Ratio(o.SyncSeconds, t.SyncSeconds), Target: 0.8},
+		{Key: "crd_rss_vs_clientgo", What: "ours peak RSS at sync / client-go-watchlist (typed)", Value: driver.Ratio(o.HWMSyncMiB, t.HWMSyncMiB), Target: 0.8},
+		{What: "ours time to synced / client-go-watchlist-nogzip (typed)", Value: driver.Ratio(o.SyncSeconds, tn.SyncSeconds), Target: nan},
+		{What: "ours peak RSS at sync / client-go-watchlist-nogzip (typed)", Value: driver.Ratio(o.HWMSyncMiB, tn.HWMSyncMiB), Target: nan},
+		{What: "ours time to synced / client-go-dynamic", Value: driver.Ratio(o.SyncSeconds, d.SyncSeconds), Target: nan},
+		{What: "ours peak RSS at sync / client-go-dynamic", Value: driver.Ratio(o.HWMSyncMiB, d.HWMSyncMiB), Target: nan},
+		{Key: "cr_time_vs_cache", What: "controller-runtime with the syncer / with its cache: time to the last first reconcile",
+			Value: driver.Ratio(driver.Find(ss, crSyncer).SyncSeconds, driver.Find(ss, crCache).SyncSeconds), Target: 0.7},
+		{Key: "cr_rss_vs_cache", What: "controller-runtime with the syncer / with its cache: peak RSS",
+			Value: driver.Ratio(driver.Find(ss, crSyncer).HWMSyncMiB, driver.Find(ss, crCache).HWMSyncMiB), Target: 0.8},
+		{What: "controller-runtime with the syncer / with its cache, compression off (cr-cache-nogzip): time to the last first reconcile",
+			Value: driver.Ratio(driver.Find(ss, crSyncer).SyncSeconds, driver.Find(ss, crCache+noGzip).SyncSeconds), Target: nan},
 	}
 }
 
 // reportCRD prints the CRD part, when it ran.
-func reportCRD(w io.Writer, rs []result, ss []summary, cs []comparison) {
+func reportCRD(w io.Writer, rs []driver.Result, ss []driver.Summary, cs []driver.Comparison) {
 	if len(rs) == 0 {
 		return
 	}
 	fmt.Fprintf(w, "\nA CRD: widgets (examples/crd; JSON, as every custom resource), the same payload in an annotation; medians over the rounds:\n\n%s\n",
-		medianTable(ss))
+		driver.MedianTable(ss))
 	for _, c := range crdContenders {
-		fmt.Fprintf(w, "- %s: %s\n", c.name, c.what)
+		fmt.Fprintf(w, "- %s: %s\n", c.Name, c.What)
 	}
-	fmt.Fprintf(w, "\nCRD ratios:\n\n%s\n", comparisonTable(cs))
+	fmt.Fprintf(w, "\nCRD ratios:\n\n%s\n", driver.ComparisonTable(cs))
 }

@@ -7,11 +7,13 @@
 //	go run ./bench -profile /tmp/prof            # also write pprof profiles of every child
 //	go run ./bench -kube-version v1.36.3         # another kube-apiserver the test bed builds
 //	go run ./bench -watchlist-compression=false  # 1.37 without gzip of WatchList responses
-//	go run ./bench -parts server-cost,warm -clients 4   # only some parts (contenders, server-cost, crd, warm, shard, wave, restart, fleet)
+//	go run ./bench -parts server-cost,warm -clients 4   # only some parts (contenders, server-cost, crd, warm, shard, wave, restart, fleet, projection)
 //	go run ./bench -charts ''                    # no charts
 //
 // Besides its tables, a run draws a chart of each part that ran,
-// docs/bench-<part>.svg (-charts names the folder; none with -profile):
+// docs/bench-<part>.svg (-charts names the folder; none with -profile;
+// the machinery of the runs, reports and charts is bench/internal/driver,
+// each part a file of this package):
 // each figure's medians as horizontal bars, one per contender, floors,
 // ours and client-go in their own colours, and dashed lines at the
 // references its ratios are taken against.
@@ -38,6 +40,12 @@
 //	ours-strip           syncer-gen's syncer with runtime.WithStripManagedFields()
 //	ours-slow-handler    ours with a second handler that sleeps 1 ms per call in the steady state
 //	client-go-slow-handler  client-go-watchlist with the same second handler
+//	<client-go contender>-nogzip  the same with compression off (rest.Config.DisableCompression), as ours asks by default
+//
+// Every client-go contender of every part also runs with compression off,
+// named with -nogzip, so that a ratio of ours against client-go says
+// whether it measures the syncer or gzip; the keys below keep client-go's
+// default (gzip), and the tables show the -nogzip ratios beside them.
 //
 // The server-cost part also runs ours-compressed (runtime.WithCompression)
 // and ours-list (runtime.WithoutWatchList): what each request costs kube-apiserver.
@@ -62,7 +70,8 @@
 // about 900 updates/s: use -rate and -steady-writers to write that fast,
 // and read the achieved rate in the table.
 //
-// Three more parts follow the contenders (-parts chooses):
+// More parts follow the contenders (-parts chooses; shard, wave, restart
+// and fleet are described in docs/benchmarks.md):
 //
 //   - server-cost: -clients (8) processes of one contender start at once,
 //     released together from a barrier once each is set up, against the
@@ -92,10 +101,20 @@
 //     (rest.Config.Dial wrapped) up to synced. The stores of ours-warm and
 //     ours must equal a consistent metadata-only LIST in names and
 //     resourceVersions, or the benchmark fails.
+//   - projection: -proj-pods (20,000) pods shaped like a Deployment's
+//     (internal/deploypod), each written by three field managers (created,
+//     labels and annotations applied server-side, status through the
+//     status subresource), synced by floor-read, floor-decode, client-go's
+//     informer with and without its managedFields-stripping transform (and
+//     -nogzip), ours-strip and ours-projected, with a steady state of label
+//     updates; then -proj-crs (2,000) widgets of -proj-cr-size bytes, the
+//     full WidgetSyncer against ours-projected. ours-projected runs the
+//     projected syncers bench/projected.go sets; until they are generated it
+//     is skipped with a line saying so, and its keys are nan.
 //
 // The last line is machine-readable:
 //
-//	bench: time_vs_floor=<x> rss_vs_keepall=<x> rss_vs_clientgo=<x> time_vs_clientgo=<x> rss_strip_vs_keepall=<x> cpu_per_event_vs_clientgo=<x> slow_lag_p50_vs_fast=<x> slow_restarts=<n> slow_rss_vs_clientgo=<x> server_rss_vs_clientgo_list=<x> server_cpu_vs_clientgo_watchlist=<x> crd_time_vs_clientgo=<x> crd_rss_vs_clientgo=<x> warm_time_vs_cold=<x> warm_bytes_vs_cold=<x> cpu_per_event_vs_floor=<x> shard_time_vs_unsharded=<x> shard_rss_vs_unsharded=<x> shard_server_cpu_vs_unsharded=<x> cr_time_vs_cache=<x> cr_rss_vs_cache=<x> cold_server_cpu_vs_clientgo_best=<x> wave_warm_cpu_vs_clientgo=<x> wave_warm_cpu_vs_clientgo_list=<x> apiserver_restart_cpu_vs_clientgo=<x> takeover_s=<s>
+//	bench: time_vs_floor=<x> rss_vs_keepall=<x> rss_vs_clientgo=<x> time_vs_clientgo=<x> rss_strip_vs_keepall=<x> cpu_per_event_vs_clientgo=<x> slow_lag_p50_vs_fast=<x> slow_restarts=<n> slow_rss_vs_clientgo=<x> server_rss_vs_clientgo_list=<x> server_cpu_vs_clientgo_watchlist=<x> crd_time_vs_clientgo=<x> crd_rss_vs_clientgo=<x> warm_time_vs_cold=<x> warm_bytes_vs_cold=<x> cpu_per_event_vs_floor=<x> shard_time_vs_unsharded=<x> shard_rss_vs_unsharded=<x> shard_server_cpu_vs_unsharded=<x> cr_time_vs_cache=<x> cr_rss_vs_cache=<x> cold_server_cpu_vs_clientgo_best=<x> wave_warm_cpu_vs_clientgo=<x> wave_warm_cpu_vs_clientgo_list=<x> apiserver_restart_cpu_vs_clientgo=<x> takeover_s=<s> proj_time_vs_floor_read=<x> proj_rss_vs_clientgo_strip=<x> proj_cpu_per_event_vs_floor_decode=<x> proj_crd_time_vs_full=<x> proj_crd_rss_vs_full=<x>
 //
 // slow_lag_p50_vs_fast is ours-slow-handler's other handler's lag p50 over
 // ours'; slow_restarts the largest number of watch restarts of
@@ -118,6 +137,12 @@
 // kube-apiserver restarted under running agents pays for ours' resync over
 // what it pays for client-go's (WatchList) relist, its own start-up taken
 // off both; takeover_s the fleet part's median seconds
-// from a SIGKILL to the killed replica's shards synced by the others. A
-// part that did not run gives nan.
+// from a SIGKILL to the killed replica's shards synced by the others.
+// proj_time_vs_floor_read, proj_rss_vs_clientgo_strip and
+// proj_cpu_per_event_vs_floor_decode compare ours-projected's time to
+// synced, peak RSS and steady CPU per event on the projection part's pods
+// with floor-read's, client-go-watchlist-strip's and floor-decode's;
+// proj_crd_time_vs_full and proj_crd_rss_vs_full its widgets' time and
+// peak RSS with the full WidgetSyncer's. A part (or a contender) that did
+// not run gives nan.
 package main

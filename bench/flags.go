@@ -38,6 +38,8 @@ type options struct {
 	watchListCompression bool
 	// charts is the folder the parts' SVG charts are written to; "" for none.
 	charts string
+	// projPods, projCRs and projCRSize size the projection part.
+	projPods, projCRs, projCRSize int
 }
 
 // The parts of the benchmark, in the order they run.
@@ -52,7 +54,7 @@ const (
 	partRestart    = "restart"
 )
 
-var partNames = []string{partContenders, partServerCost, partCRD, partWarm, partShard, partWave, partRestart, partFleet}
+var partNames = []string{partContenders, partServerCost, partCRD, partWarm, partShard, partWave, partRestart, partFleet, partProjection}
 
 func (o options) runs(part string) bool { return slices.Contains(o.parts, part) }
 
@@ -78,6 +80,9 @@ func parseOptions(args []string) (options, error) {
 	fs.IntVar(&o.agents, "agents", 100, "wave: node agents started at once, each its own process syncing its node's pods of -n")
 	fs.StringVar(&o.kubeVersion, "kube-version", "", "kube-apiserver version to run, one that hack/build-testbed.sh builds (default: $TESTBED_KUBE_VERSION, else the first it builds)")
 	fs.BoolVar(&o.watchListCompression, "watchlist-compression", true, "false starts kube-apiserver with --feature-gates=WatchListCompression=false (1.37 and later gzip WatchList responses by default)")
+	fs.IntVar(&o.projPods, "proj-pods", 20000, "projection: Deployment-shaped pods to create and sync")
+	fs.IntVar(&o.projCRs, "proj-crs", 2000, "projection: widgets to create and sync")
+	fs.IntVar(&o.projCRSize, "proj-cr-size", 3072, "projection: payload bytes per widget")
 	fs.StringVar(&o.charts, "charts", "docs", "write a chart of each part that ran into this folder, as bench-<part>.svg; empty for none (none with -profile)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -110,6 +115,8 @@ func (o options) validate() error {
 		return fmt.Errorf("-clients must be at least 1, got %d", o.clients)
 	case o.agents < 1 || o.agents > o.n:
 		return fmt.Errorf("-agents must be between 1 and -n, got %d", o.agents)
+	case o.projPods < 1 || o.projCRs < 1 || o.projCRSize < 0:
+		return fmt.Errorf("-proj-pods and -proj-crs must be at least 1 and -proj-cr-size not negative, got %d, %d and %d", o.projPods, o.projCRs, o.projCRSize)
 	case len(o.parts) == 0:
 		return fmt.Errorf("-parts is empty")
 	}

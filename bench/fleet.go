@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/syncer-gen/syncer-gen/bench/internal/driver"
 	coresyncers "github.com/syncer-gen/syncer-gen/examples/builtin/syncers/core/v1"
 	"github.com/syncer-gen/syncer-gen/fleet"
 	"github.com/syncer-gen/syncer-gen/runtime"
@@ -103,7 +104,7 @@ type lockedWriter struct {
 func (l *lockedWriter) msg(kind string, v any) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return writeMsg(l.w, kind, v)
+	return driver.WriteMsg(l.w, kind, v)
 }
 
 // fleetRounds runs the fleet part once per round, each round a fleet of
@@ -145,31 +146,31 @@ func (b *bench) fleetRound(ctx context.Context, round int) (fleetRun, error) {
 	}
 	name := fmt.Sprintf("bench-fleet-r%d", round)
 	events := make(chan fleetEvent, 64)
-	var members []*child
+	var members []*driver.Child
 	defer func() {
 		for _, m := range members {
-			m.kill()
+			m.Kill()
 		}
 	}()
 	for i := range fleetReplicas {
-		m, err := startChild(b.exe, contender{name: ours}, b.o, b.kubeconfig, round,
+		m, err := startChild(b.exe, driver.Contender{Name: ours}, b.o, b.kubeconfig, round,
 			"-fleet="+fmt.Sprintf("replica-%d", i), "-fleet-name="+name)
 		if err != nil {
 			return r, err
 		}
 		members = append(members, m)
 		go func() {
-			for line := range m.lines {
+			for line := range m.Lines {
 				kind, body, _ := strings.Cut(line, " ")
 				var rep shardReport
-				if err := parseMsg(line, kind, &rep); err != nil {
+				if err := driver.ParseMsg(line, kind, &rep); err != nil {
 					events <- fleetEvent{member: i, err: fmt.Errorf("%s: %q", err, body)}
 					return
 				}
 				events <- fleetEvent{member: i, kind: kind, report: rep, at: time.Now()}
 			}
-			<-m.waited
-			events <- fleetEvent{member: i, err: fmt.Errorf("exited (%v); its stderr:\n%s", m.err, m.stderr)}
+			<-m.Waited
+			events <- fleetEvent{member: i, err: fmt.Errorf("exited (%v); its stderr:\n%s", m.Err, m.Stderr)}
 		}()
 	}
 	holder := map[int]int{}  // shard -> member that synced it and holds it
@@ -219,7 +220,7 @@ func (b *bench) fleetRound(ctx context.Context, round int) (fleetRun, error) {
 			}
 			slices.Sort(r.victimShards)
 			killed = time.Now()
-			if err := members[victim].cmd.Process.Kill(); err != nil {
+			if err := members[victim].SIGKILL(); err != nil {
 				return r, err
 			}
 		case victim >= 0 && !slices.Contains(slices.Collect(maps.Values(holder)), victim):
@@ -251,37 +252,37 @@ func (b *bench) fleetSettled(holder map[int]int) bool {
 	return slices.Max(counts)-slices.Min(counts) <= 1
 }
 
-func fleetTable(runs []fleetRun) *table {
-	t := &table{header: []string{"round", "replicas", "shards", "killed replica's shards", "lease s", "taken over and synced s"}}
+func fleetTable(runs []fleetRun) *driver.Table {
+	t := &driver.Table{Header: []string{"round", "replicas", "shards", "killed replica's shards", "lease s", "taken over and synced s"}}
 	for i, r := range runs {
-		t.add(strconv.Itoa(i+1), strconv.Itoa(fleetReplicas), strconv.Itoa(fleetShards), fmt.Sprint(r.victimShards),
-			num(fleetLease.Seconds(), 0), num(r.takeover, 3))
+		t.Add(strconv.Itoa(i+1), strconv.Itoa(fleetReplicas), strconv.Itoa(fleetShards), fmt.Sprint(r.victimShards),
+			driver.Num(fleetLease.Seconds(), 0), driver.Num(r.takeover, 3))
 	}
 	return t
 }
 
 // fleetComparisons: the target, the takeover within the lease
 // duration and 2 s.
-func fleetComparisons(runs []fleetRun) []comparison {
+func fleetComparisons(runs []fleetRun) []driver.Comparison {
 	var ts []float64
 	for _, r := range runs {
 		ts = append(ts, r.takeover)
 	}
 	v := math.NaN()
 	if len(ts) > 0 {
-		v = median(ts)
+		v = driver.Median(ts)
 	}
-	return []comparison{{key: "takeover_s", what: "fleet: seconds from a SIGKILL to its shards synced by the others (median)", value: v,
-		target: fleetLease.Seconds() + 2, secs: true}}
+	return []driver.Comparison{{Key: "takeover_s", What: "fleet: seconds from a SIGKILL to its shards synced by the others (median)", Value: v,
+		Target: fleetLease.Seconds() + 2, Secs: true}}
 }
 
 // reportFleet prints the fleet part, when it ran.
-func reportFleet(w io.Writer, runs []fleetRun, n int, cs []comparison) {
+func reportFleet(w io.Writer, runs []fleetRun, n int, cs []driver.Comparison) {
 	if len(runs) == 0 {
 		return
 	}
 	fmt.Fprintf(w, "\nFleet: %d replicas, each its own process, share %d shards of %d ConfigMaps through Leases (lease %s); "+
 		"once every shard is synced the replica holding the most is killed with SIGKILL; the time until a survivor has synced each of its shards:\n\n%s\n",
 		fleetReplicas, fleetShards, n, fleetLease, fleetTable(runs))
-	fmt.Fprintf(w, "Fleet ratios:\n\n%s\n", comparisonTable(cs))
+	fmt.Fprintf(w, "Fleet ratios:\n\n%s\n", driver.ComparisonTable(cs))
 }

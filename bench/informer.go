@@ -4,10 +4,12 @@ import (
 	"context"
 	"sync/atomic"
 
+	"github.com/syncer-gen/syncer-gen/bench/internal/driver"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
+	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
 )
 
 // newInformerFunc makes a client-go SharedIndexInformer of one namespace,
@@ -60,8 +62,22 @@ func runInformer[P metav1.Object](ctx context.Context, e *childEnv, newInformer 
 		synced = func() bool { return reg.HasSynced() && slow.HasSynced() }
 	}
 	go inf.Run(ctx.Done())
-	if err := pollUntil(ctx, e.timeout, synced); err != nil {
+	if err := driver.PollUntil(ctx, e.timeout, synced); err != nil {
 		return syncOutcome{}, err
 	}
 	return syncOutcome{objects: int(added.Load()), keep: inf}, nil
+}
+
+// stripping returns newInformer with a transform that clears each object's
+// managedFields before the informer stores it (controller-runtime's
+// TransformStripManagedFields, a client-go cache.TransformFunc), as
+// controllers that keep many objects set it.
+func stripping(newInformer newInformerFunc) newInformerFunc {
+	return func(cfg *rest.Config, namespace, fieldSelector string) (cache.SharedIndexInformer, error) {
+		inf, err := newInformer(cfg, namespace, fieldSelector)
+		if err != nil {
+			return nil, err
+		}
+		return inf, inf.SetTransform(crcache.TransformStripManagedFields())
+	}
 }

@@ -35,7 +35,9 @@ type childEnv struct {
 type syncOutcome struct {
 	objects int
 	note    string // e.g. the mode our syncer used
-	keep    any    // kept alive until the child exits
+	// storeBytes is what our syncer's store says it holds (Store.Bytes).
+	storeBytes int64
+	keep       any // kept alive until the child exits
 	// keys returns "namespace/name resourceVersion" of each stored object;
 	// nil for a contender that does not show its store.
 	keys func() []string
@@ -89,6 +91,8 @@ func (k kind[E, P]) run(ctx context.Context, contender string, e *childEnv) (syn
 		return out, err
 	case clientGoWatch, clientGoList, clientGoSlow:
 		return runInformer[P](ctx, e, typedInformer(k.newInformer))
+	case clientGoStrip:
+		return runInformer[P](ctx, e, stripping(typedInformer(k.newInformer)))
 	case ours, oursSlow, oursWarm, oursWarmNewServer:
 		return runOurs(ctx, e, k.newSyncer)
 	case oursStrip:

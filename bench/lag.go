@@ -26,7 +26,11 @@ func newLagObserver() *lagObserver { return &lagObserver{} }
 // observe is called by a handler with an updated object.
 func (o *lagObserver) observe(obj metav1.Object) {
 	now := time.Now().UnixNano()
-	written, err := strconv.ParseInt(obj.GetAnnotations()[writtenAtAnnotation], 10, 64)
+	stamp, ok := obj.GetAnnotations()[writtenAtAnnotation]
+	if !ok {
+		stamp = obj.GetLabels()[writtenAtAnnotation] // resource.stampLabel
+	}
+	written, err := strconv.ParseInt(stamp, 10, 64)
 	if err != nil || written == 0 {
 		return
 	}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/syncer-gen/syncer-gen/bench/internal/driver"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -36,14 +37,14 @@ const waveNamespace = "bench-wave"
 // waveRows are the rows of the wave table: ours first, whose agents save
 // the snapshots ours-warm starts from. With its field selector ours lists
 // (runtime's firstWatchList); ours-watchlist shows what WatchList costs.
-var waveRows = []string{ours, oursWarm, oursWarmNewServer, oursWatchList, clientGoWatch, clientGoList}
+var waveRows = []string{ours, oursWarm, oursWarmNewServer, oursWatchList, clientGoWatch, clientGoWatchNoGzip, clientGoList, clientGoListNoGzip}
 
 // oursWarmNewServer is ours-warm against a kube-apiserver restarted since
 // the snapshots were saved.
 const oursWarmNewServer = "ours-warm-new-apiserver"
 
-var waveContenders = []contender{{name: oursWarmNewServer,
-	what: "ours-warm against a kube-apiserver restarted since the snapshots were saved"}}
+var waveContenders = []driver.Contender{{Name: oursWarmNewServer,
+	What: "ours-warm against a kube-apiserver restarted since the snapshots were saved"}}
 
 // nodeName is the node of agent i, and of the pods i, i+agents, i+2*agents...
 func nodeName(i int) string { return fmt.Sprintf("node-%03d", i) }
@@ -99,7 +100,7 @@ func (b *bench) waveRounds(ctx context.Context) ([]serverRun, error) {
 				if err := b.srv.Relaunch(); err != nil {
 					return nil, err
 				}
-				if b.servers, b.apiserver = serverPIDs(); len(b.servers) != 2 || b.apiserver == 0 {
+				if b.servers, b.apiserver = driver.ServerPIDs(); len(b.servers) != 2 || b.apiserver == 0 {
 					return nil, fmt.Errorf("wave: found %d of the test bed's processes after restarting kube-apiserver", len(b.servers))
 				}
 			}
@@ -121,7 +122,7 @@ func (b *bench) waveRounds(ctx context.Context) ([]serverRun, error) {
 				return nil, fmt.Errorf("wave, round %d, %s: %w", round, name, err)
 			}
 			fmt.Fprintf(os.Stderr, "wave round %d/%d %-20s %d agents, slowest synced in %.3fs; kube-apiserver peak +%.1f MiB, CPU %.2fs, allocated %.0f MiB\n",
-				round, b.o.rounds, name, b.o.agents, r.slowest, float64(r.peak-r.idleRSS)/mib, r.cpu.Seconds(), r.allocated/mib)
+				round, b.o.rounds, name, b.o.agents, r.slowest, float64(r.peak-r.idleRSS)/driver.MiB, r.cpu.Seconds(), r.allocated/driver.MiB)
 			runs = append(runs, r)
 		}
 	}
@@ -144,11 +145,11 @@ func (b *bench) removeWaveSnapshots() error {
 
 // waveRow starts the agents at once; each must see exactly its node's
 // pods, and ours-warm's must have started warm.
-func (b *bench) waveRow(ctx context.Context, c contender, o options, round int) (serverRun, error) {
+func (b *bench) waveRow(ctx context.Context, c driver.Contender, o options, round int) (serverRun, error) {
 	r, reports, err := b.wave(ctx, c, b.o.agents, o, func(i int) []string {
-		extra := []string{fmt.Sprintf("-tag=wave.%s.r%d.%s", c.name, round, nodeName(i)),
+		extra := []string{fmt.Sprintf("-tag=wave.%s.r%d.%s", c.Name, round, nodeName(i)),
 			"-field-selector=spec.nodeName=" + nodeName(i), "-want=" + strconv.Itoa(podsOf(i, b.o.n, b.o.agents))}
-		if c.name == ours || c.name == oursWarm || c.name == oursWarmNewServer {
+		if c.Name == ours || c.Name == oursWarm || c.Name == oursWarmNewServer {
 			extra = append(extra, "-snapshot="+b.waveSnapshot(i))
 		}
 		return extra
@@ -160,7 +161,7 @@ func (b *bench) waveRow(ctx context.Context, c contender, o options, round int) 
 		if want := podsOf(i, b.o.n, b.o.agents); s.Objects != want {
 			return r, fmt.Errorf("agent of %s saw %d pods, want %d", nodeName(i), s.Objects, want)
 		}
-		if (c.name == oursWarm || c.name == oursWarmNewServer) && !strings.Contains(s.Note, "mode=warm") {
+		if (c.Name == oursWarm || c.Name == oursWarmNewServer) && !strings.Contains(s.Note, "mode=warm") {
 			return r, fmt.Errorf("agent of %s did not start warm (%s)", nodeName(i), s.Note)
 		}
 	}
@@ -195,12 +196,12 @@ func (b *bench) churnPods(ctx context.Context, o options, round int) error {
 	return nil
 }
 
-func waveTable(runs []serverRun, agents int) *table {
-	t := &table{header: []string{"contender", "agents", "runs", "slowest agent's time to synced s",
+func waveTable(runs []serverRun, agents int) *driver.Table {
+	t := &driver.Table{Header: []string{"contender", "agents", "runs", "slowest agent's time to synced s",
 		"apiserver peak RSS over idle MiB", "apiserver CPU s", "apiserver allocated MiB"}}
 	for _, name := range waveRows {
 		if s := summarizeServer(runs, name); s.runs > 0 {
-			t.add(name, fmt.Sprint(agents), fmt.Sprint(s.runs), num(s.slowest, 3), num(s.peakOverMiB, 1), num(s.cpu, 2), num(s.allocatedMiB, 0))
+			t.Add(name, fmt.Sprint(agents), fmt.Sprint(s.runs), driver.Num(s.slowest, 3), driver.Num(s.peakOverMiB, 1), driver.Num(s.cpu, 2), driver.Num(s.allocatedMiB, 0))
 		}
 	}
 	return t
@@ -208,25 +209,28 @@ func waveTable(runs []serverRun, agents int) *table {
 
 // waveComparisons: the targets for a warm wave against
 // client-go's, and no agent of ours slower than client-go's slowest.
-func waveComparisons(runs []serverRun) []comparison {
+func waveComparisons(runs []serverRun) []driver.Comparison {
 	o, ow, on := summarizeServer(runs, ours), summarizeServer(runs, oursWarm), summarizeServer(runs, oursWarmNewServer)
 	w, l := summarizeServer(runs, clientGoWatch), summarizeServer(runs, clientGoList)
+	wn, ln := summarizeServer(runs, clientGoWatchNoGzip), summarizeServer(runs, clientGoListNoGzip)
 	nan := math.NaN()
-	return []comparison{
-		{key: "wave_warm_cpu_vs_clientgo", what: "warm wave: ours-warm apiserver CPU / client-go-watchlist", value: ratio(ow.cpu, w.cpu), target: 0.25},
-		{key: "wave_warm_cpu_vs_clientgo_list", what: "warm wave: ours-warm apiserver CPU / client-go-list", value: ratio(ow.cpu, l.cpu), target: 0.5},
-		{what: "warm wave, kube-apiserver restarted since: ours-warm-new-apiserver apiserver CPU / client-go-list", value: ratio(on.cpu, l.cpu), target: nan},
-		{what: "cold wave: ours apiserver CPU / client-go-list", value: ratio(o.cpu, l.cpu), target: nan},
-		{what: "cold wave: ours apiserver CPU / client-go-watchlist", value: ratio(o.cpu, w.cpu), target: nan},
-		{what: "cold wave: ours-watchlist apiserver CPU / ours", value: ratio(summarizeServer(runs, oursWatchList).cpu, o.cpu), target: nan},
-		{what: "ours-warm apiserver allocated / client-go-watchlist", value: ratio(ow.allocatedMiB, w.allocatedMiB), target: nan},
-		{what: "ours-warm slowest agent / client-go's slowest (its faster mode)", value: ratio(ow.slowest, min(w.slowest, l.slowest)), target: 1},
-		{what: "ours slowest agent / client-go's slowest (its faster mode)", value: ratio(o.slowest, min(w.slowest, l.slowest)), target: 1},
+	return []driver.Comparison{
+		{Key: "wave_warm_cpu_vs_clientgo", What: "warm wave: ours-warm apiserver CPU / client-go-watchlist", Value: driver.Ratio(ow.cpu, w.cpu), Target: 0.25},
+		{Key: "wave_warm_cpu_vs_clientgo_list", What: "warm wave: ours-warm apiserver CPU / client-go-list", Value: driver.Ratio(ow.cpu, l.cpu), Target: 0.5},
+		{What: "warm wave: ours-warm apiserver CPU / client-go-watchlist-nogzip", Value: driver.Ratio(ow.cpu, wn.cpu), Target: nan},
+		{What: "warm wave: ours-warm apiserver CPU / client-go-list-nogzip", Value: driver.Ratio(ow.cpu, ln.cpu), Target: nan},
+		{What: "warm wave, kube-apiserver restarted since: ours-warm-new-apiserver apiserver CPU / client-go-list", Value: driver.Ratio(on.cpu, l.cpu), Target: nan},
+		{What: "cold wave: ours apiserver CPU / client-go-list", Value: driver.Ratio(o.cpu, l.cpu), Target: nan},
+		{What: "cold wave: ours apiserver CPU / client-go-watchlist", Value: driver.Ratio(o.cpu, w.cpu), Target: nan},
+		{What: "cold wave: ours-watchlist apiserver CPU / ours", Value: driver.Ratio(summarizeServer(runs, oursWatchList).cpu, o.cpu), Target: nan},
+		{What: "ours-warm apiserver allocated / client-go-watchlist", Value: driver.Ratio(ow.allocatedMiB, w.allocatedMiB), Target: nan},
+		{What: "ours-warm slowest agent / client-go's slowest (its faster mode)", Value: driver.Ratio(ow.slowest, min(w.slowest, l.slowest)), Target: 1},
+		{What: "ours slowest agent / client-go's slowest (its faster mode)", Value: driver.Ratio(o.slowest, min(w.slowest, l.slowest)), Target: 1},
 	}
 }
 
 // reportWave prints the wave part, when it ran.
-func reportWave(w io.Writer, runs []serverRun, agents, pods int, cs []comparison) {
+func reportWave(w io.Writer, runs []serverRun, agents, pods int, cs []driver.Comparison) {
 	if len(runs) == 0 {
 		return
 	}
@@ -234,5 +238,5 @@ func reportWave(w io.Writer, runs []serverRun, agents, pods int, cs []comparison
 		"started at once against a kube-apiserver restarted for the row and idle; ours-warm from the snapshots ours' agents saved, against the same kube-apiserver, after 1%% of the pods were updated and 1%% deleted and created again; "+
 		"ours-warm-new-apiserver the same against a kube-apiserver restarted since; "+
 		"kube-apiserver's peak RSS over idle until the last agent synced, its CPU and allocated bytes meanwhile; medians over the rounds:\n\n%s\n", agents, pods, waveTable(runs, agents))
-	fmt.Fprintf(w, "Wave ratios:\n\n%s\n", comparisonTable(cs))
+	fmt.Fprintf(w, "Wave ratios:\n\n%s\n", driver.ComparisonTable(cs))
 }

@@ -64,7 +64,7 @@ func runOurs[P runtime.Object](ctx context.Context, e *childEnv,
 	if n := failures.Load(); n > 0 {
 		note += fmt.Sprintf(" errors=%d last=%v", n, lastErr.Load())
 	}
-	out := syncOutcome{objects: int(added.Load()), note: note, keep: s, keys: func() []string {
+	out := syncOutcome{objects: int(added.Load()), note: note, keep: s, storeBytes: s.Store().Bytes(), keys: func() []string {
 		var keys []string
 		for _, o := range s.Store().List() {
 			keys = append(keys, o.GetNamespace()+"/"+o.GetName()+" "+o.GetResourceVersion())

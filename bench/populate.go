@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/syncer-gen/syncer-gen/bench/internal/driver"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -35,14 +36,22 @@ func payload(i, size int) string {
 // populate creates the namespace and o.n objects of res with o.workers in
 // parallel; rc is a REST client of res's API group and version.
 func populate(ctx context.Context, cs kubernetes.Interface, rc rest.Interface, o options, res resource) error {
+	return populateWith(ctx, cs, o, "creating "+res.plural, func(ctx context.Context, i int) error {
+		return create(ctx, rc, o, res, i)
+	})
+}
+
+// populateWith creates the namespace o.namespace, then calls write for each
+// of o.n objects, with o.workers in parallel, showing progress as what.
+func populateWith(ctx context.Context, cs kubernetes.Interface, o options, what string, write func(ctx context.Context, i int) error) error {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: o.namespace}}
 	if _, err := cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("create namespace %s: %w", o.namespace, err)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	p := startProgress("creating "+res.plural, o.n)
-	defer p.finish()
+	p := driver.StartProgress(what, o.n)
+	defer p.Finish()
 	next := make(chan int)
 	errs := make(chan error, o.workers)
 	var wg sync.WaitGroup
@@ -51,12 +60,12 @@ func populate(ctx context.Context, cs kubernetes.Interface, rc rest.Interface, o
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				if err := create(ctx, rc, o, res, i); err != nil {
+				if err := write(ctx, i); err != nil {
 					errs <- err
 					cancel()
 					return
 				}
-				p.add(1)
+				p.Add(1)
 			}
 		}()
 	}
@@ -81,12 +90,24 @@ feed:
 // create creates object i, retrying what a loaded server may answer.
 func create(ctx context.Context, rc rest.Interface, o options, res resource, i int) error {
 	obj := res.newObject(o.namespace, objectName(i), payload(i, o.size))
+	return retried(ctx, "create "+res.plural+" "+objectName(i), func() error {
+		err := rc.Post().Namespace(o.namespace).Resource(res.plural).
+			Body(obj).Timeout(30 * time.Second).Do(ctx).Error()
+		if apierrors.IsAlreadyExists(err) {
+			return nil
+		}
+		return err
+	})
+}
+
+// retried calls write until it succeeds, up to 5 times while it fails
+// with what a loaded server may answer (429, timeouts, 500, 503).
+func retried(ctx context.Context, what string, write func() error) error {
 	var err error
 	for attempt := 0; attempt < 5; attempt++ {
-		err = rc.Post().Namespace(o.namespace).Resource(res.plural).
-			Body(obj).Timeout(30 * time.Second).Do(ctx).Error()
+		err = write()
 		switch {
-		case err == nil, apierrors.IsAlreadyExists(err):
+		case err == nil:
 			return nil
 		case ctx.Err() != nil:
 			return ctx.Err()
@@ -94,8 +115,8 @@ func create(ctx context.Context, rc rest.Interface, o options, res resource, i i
 			apierrors.IsInternalError(err), apierrors.IsServiceUnavailable(err):
 			continue
 		default:
-			return fmt.Errorf("create %s %s: %w", res.plural, objectName(i), err)
+			return fmt.Errorf("%s: %w", what, err)
 		}
 	}
-	return fmt.Errorf("create %s %s: gave up after 5 attempts: %w", res.plural, objectName(i), err)
+	return fmt.Errorf("%s: gave up after 5 attempts: %w", what, err)
 }

@@ -28,6 +28,10 @@ type resource struct {
 	plural    string
 	newObject func(ns, name, payload string) kruntime.Object
 	kind      childKind
+	// stampLabel: the steady state's updates write their time into a
+	// label rather than an annotation (writtenAt), so that a projection
+	// that keeps labels but not annotations sees it.
+	stampLabel bool
 }
 
 var resources = map[string]resource{

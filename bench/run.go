@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/syncer-gen/syncer-gen/bench/internal/driver"
 	"github.com/syncer-gen/syncer-gen/internal/testbed"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
@@ -33,40 +34,40 @@ const replyTimeout = 30 * time.Second
 // runOne runs contender c once as a child process with extra child flags:
 // sync, the steady state for contenders that have one, exit. The child is
 // killed on every path.
-func (b *bench) runOne(ctx context.Context, c contender, round int, extra ...string) (result, error) {
-	r := result{contender: c.name, round: round, pool: min(b.o.steadyPool, b.o.n)}
+func (b *bench) runOne(ctx context.Context, c driver.Contender, round int, extra ...string) (driver.Result, error) {
+	r := driver.Result{Contender: c.Name, Round: round, Pool: min(b.o.steadyPool, b.o.n)}
 	ch, err := startChild(b.exe, c, b.o, b.kubeconfig, round, extra...)
 	if err != nil {
 		return r, err
 	}
-	defer ch.kill()
-	if err := ch.expect(ctx, msgSynced, &r.sync, b.o.timeout+replyTimeout); err != nil {
+	defer ch.Kill()
+	if err := ch.Expect(ctx, driver.MsgSynced, &r.Sync, b.o.timeout+replyTimeout); err != nil {
 		return r, err
 	}
-	if r.sync.Objects != b.o.n {
-		return r, fmt.Errorf("%s saw %d objects, want %d", c.name, r.sync.Objects, b.o.n)
+	if r.Sync.Objects != b.o.n {
+		return r, fmt.Errorf("%s saw %d objects, want %d", c.Name, r.Sync.Objects, b.o.n)
 	}
-	if c.steady && round > 0 {
-		if r.steady, r.writeRate, err = b.steady(ctx, ch); err != nil {
+	if c.Steady && round > 0 {
+		if r.Steady, r.WriteRate, err = b.steady(ctx, ch); err != nil {
 			return r, err
 		}
 	}
-	if err := ch.send(cmdExit); err != nil {
+	if err := ch.Send(driver.CmdExit); err != nil {
 		return r, err
 	}
-	if err := ch.expect(ctx, msgExit, &r.exit, replyTimeout); err != nil {
+	if err := ch.Expect(ctx, driver.MsgExit, &r.Exit, replyTimeout); err != nil {
 		return r, err
 	}
-	return r, ch.wait(replyTimeout)
+	return r, ch.Wait(replyTimeout)
 }
 
 // steady drives the steady state of a child; it also returns the rate at
 // which the updates were written.
-func (b *bench) steady(ctx context.Context, ch *child) (*steadyReport, float64, error) {
-	if err := ch.send(cmdSteady); err != nil {
+func (b *bench) steady(ctx context.Context, ch *driver.Child) (*driver.SteadyReport, float64, error) {
+	if err := ch.Send(driver.CmdSteady); err != nil {
 		return nil, 0, err
 	}
-	if err := ch.expect(ctx, msgReady, &struct{}{}, replyTimeout); err != nil {
+	if err := ch.Expect(ctx, driver.MsgReady, &struct{}{}, replyTimeout); err != nil {
 		return nil, 0, err
 	}
 	n, took, err := writeUpdates(ctx, b.cs, b.o, b.res)
@@ -78,11 +79,11 @@ func (b *bench) steady(ctx context.Context, ch *child) (*steadyReport, float64, 
 		fmt.Fprintf(os.Stderr, "warning: steady state wrote %d updates in %s (%.0f/s), under 90%% of the asked %d/s: the machine is busy\n",
 			n, took.Round(time.Millisecond), rate, b.o.rate)
 	}
-	if err := ch.send(fmt.Sprintf("%s %d", cmdEnd, n)); err != nil {
+	if err := ch.Send(fmt.Sprintf("%s %d", driver.CmdEnd, n)); err != nil {
 		return nil, 0, err
 	}
-	var s steadyReport
-	if err := ch.expect(ctx, msgSteady, &s, b.o.timeout+replyTimeout); err != nil {
+	var s driver.SteadyReport
+	if err := ch.Expect(ctx, driver.MsgSteady, &s, b.o.timeout+replyTimeout); err != nil {
 		return nil, 0, err
 	}
 	return &s, rate, nil

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 
+	"github.com/syncer-gen/syncer-gen/bench/internal/driver"
 	"github.com/syncer-gen/syncer-gen/internal/testbed"
 	"k8s.io/client-go/rest"
 )
@@ -52,4 +53,16 @@ func describeServer(ctx context.Context, srv *testbed.Server, namespace string) 
 		compression = "on (WatchList responses gzip-compressed)"
 	}
 	return fmt.Sprintf("server: kube-apiserver %s, WatchListCompression %s", srv.Version(), compression), nil
+}
+
+// apiserverAllocated returns kube-apiserver's allocatedMetric. Unlike its
+// peak RSS, which depends on when its garbage collector last ran, it
+// counts the work a row gave the server; each scrape adds the same small
+// amount (the rendering of /metrics) to every row.
+func (b *bench) apiserverAllocated(ctx context.Context) (float64, error) {
+	body, err := b.cs.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("kube-apiserver /metrics: %w", err)
+	}
+	return driver.ParseMetric(body, driver.AllocatedMetric)
 }

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/syncer-gen/syncer-gen/bench/internal/driver"
 )
 
 // The server-cost part: -clients children of one contender, each its own
@@ -30,22 +32,22 @@ const (
 	oursWatchList  = "ours-watchlist" // the wave's: WatchList despite the field selector
 )
 
-var serverContenders = []contender{
-	{name: oursCompressed, what: "ours with runtime.WithCompression(): WatchList responses gzipped (1.37 and later)"},
-	{name: oursList, what: "ours with runtime.WithoutWatchList(): paginated LIST + WATCH"},
-	{name: oursWatchList, what: "ours with runtime.WithWatchList(): WatchList even with a field selector"},
+var serverContenders = []driver.Contender{
+	{Name: oursCompressed, What: "ours with runtime.WithCompression(): WatchList responses gzipped (1.37 and later)"},
+	{Name: oursList, What: "ours with runtime.WithoutWatchList(): paginated LIST + WATCH"},
+	{Name: oursWatchList, What: "ours with runtime.WithWatchList(): WatchList even with a field selector"},
 }
 
 // serverRows are the contenders of the server-cost table run in turn.
-var serverRows = []string{ours, oursCompressed, oursList, oursWarm, clientGoWatch, clientGoList}
+var serverRows = []string{ours, oursCompressed, oursList, oursWarm, clientGoWatch, clientGoWatchNoGzip, clientGoList, clientGoListNoGzip}
 
 // serverContender is the contender of a server-cost row.
-func serverContender(name string) contender {
+func serverContender(name string) driver.Contender {
 	if c, ok := contenderByName(name); ok {
 		return c
 	}
 	for _, c := range slices.Concat(serverContenders, warmContenders, waveContenders) {
-		if c.name == name {
+		if c.Name == name {
 			return c
 		}
 	}
@@ -68,30 +70,30 @@ func (b *bench) serverCostRounds(ctx context.Context) ([]serverRun, error) {
 		return nil, fmt.Errorf("server cost: kube-apiserver's process not found")
 	}
 	var runs []serverRun
-	row := func(c contender, round int) error {
+	row := func(c driver.Contender, round int) error {
 		// A fresh kube-apiserver for each row: one that served earlier
 		// rows keeps their garbage resident, and a row that fits in it
 		// would not raise the peak.
 		if err := b.srv.Relaunch(); err != nil {
 			return err
 		}
-		if b.servers, b.apiserver = serverPIDs(); len(b.servers) != 2 || b.apiserver == 0 {
+		if b.servers, b.apiserver = driver.ServerPIDs(); len(b.servers) != 2 || b.apiserver == 0 {
 			return fmt.Errorf("server cost: found %d of the test bed's processes after restarting kube-apiserver", len(b.servers))
 		}
-		if c.name == oursWarm {
+		if c.Name == oursWarm {
 			if err := b.seedSnapshots(ctx, round); err != nil {
 				return err
 			}
 		}
-		if err := b.quiesce(ctx, c.name); err != nil {
+		if err := b.quiesce(ctx, c.Name); err != nil {
 			return err
 		}
 		r, err := b.serverCost(ctx, c, round)
 		if err != nil {
-			return fmt.Errorf("server cost, round %d, %s: %w", round, c.name, err)
+			return fmt.Errorf("server cost, round %d, %s: %w", round, c.Name, err)
 		}
 		fmt.Fprintf(os.Stderr, "server cost round %d/%d %-20s %d clients, slowest synced in %.3fs; kube-apiserver RSS %.1f MiB, peak +%.1f MiB, CPU %.2fs\n",
-			round, b.o.rounds, c.name, b.o.clients, r.slowest, float64(r.idleRSS)/mib, float64(r.peak-r.idleRSS)/mib, r.cpu.Seconds())
+			round, b.o.rounds, c.Name, b.o.clients, r.slowest, float64(r.idleRSS)/driver.MiB, float64(r.peak-r.idleRSS)/driver.MiB, r.cpu.Seconds())
 		runs = append(runs, r)
 		return nil
 	}
@@ -136,10 +138,10 @@ func serverSnapshot(dir string, i int) string {
 
 // serverCost starts b.o.clients children of c, lets them start work at
 // once, and measures kube-apiserver until the last one synced.
-func (b *bench) serverCost(ctx context.Context, c contender, round int) (serverRun, error) {
+func (b *bench) serverCost(ctx context.Context, c driver.Contender, round int) (serverRun, error) {
 	r, reports, err := b.wave(ctx, c, b.o.clients, b.o, func(i int) []string {
-		extra := []string{fmt.Sprintf("-tag=server.%s.r%d.c%d", c.name, round, i)}
-		if c.name == oursWarm {
+		extra := []string{fmt.Sprintf("-tag=server.%s.r%d.c%d", c.Name, round, i)}
+		if c.Name == oursWarm {
 			extra = append(extra, "-snapshot="+serverSnapshot(b.dir, i))
 		}
 		return extra
@@ -148,7 +150,7 @@ func (b *bench) serverCost(ctx context.Context, c contender, round int) (serverR
 		if s.Objects != b.o.n {
 			return r, fmt.Errorf("a client saw %d objects, want %d", s.Objects, b.o.n)
 		}
-		if c.name == oursWarm && !strings.Contains(s.Note, "mode=warm") {
+		if c.Name == oursWarm && !strings.Contains(s.Note, "mode=warm") {
 			return r, fmt.Errorf("a client did not start warm (%s)", s.Note)
 		}
 	}
@@ -159,13 +161,13 @@ func (b *bench) serverCost(ctx context.Context, c contender, round int) (serverR
 // flags args(i), lets them start work at once, and measures kube-apiserver
 // until the last one synced; then, when not nil, runs then with the
 // children still running, and returns the children's sync reports.
-func (b *bench) wave(ctx context.Context, c contender, n int, o options, args func(i int) []string, round int,
-	then func([]*child) error) (serverRun, []syncReport, error) {
-	r := serverRun{contender: c.name}
-	var chs []*child
+func (b *bench) wave(ctx context.Context, c driver.Contender, n int, o options, args func(i int) []string, round int,
+	then func([]*driver.Child) error) (serverRun, []driver.SyncReport, error) {
+	r := serverRun{contender: c.Name}
+	var chs []*driver.Child
 	defer func() {
 		for _, ch := range chs {
-			ch.kill()
+			ch.Kill()
 		}
 	}()
 	for i := range n {
@@ -176,40 +178,40 @@ func (b *bench) wave(ctx context.Context, c contender, n int, o options, args fu
 		chs = append(chs, ch)
 	}
 	for _, ch := range chs {
-		if err := ch.expect(ctx, msgReady, &struct{}{}, replyTimeout); err != nil {
+		if err := ch.Expect(ctx, driver.MsgReady, &struct{}{}, replyTimeout); err != nil {
 			return r, nil, err
 		}
 	}
 	// Once reset, VmHWM is the RSS at the reset: the baseline.
 	pid := strconv.Itoa(b.apiserver)
-	if err := resetHWM(b.apiserver); err != nil {
+	if err := driver.ResetHWM(b.apiserver); err != nil {
 		return r, nil, err
 	}
 	var err error
-	if r.idleRSS, err = statusBytes(pid, "VmHWM"); err != nil {
+	if r.idleRSS, err = driver.StatusBytes(pid, "VmHWM"); err != nil {
 		return r, nil, err
 	}
 	alloc0, err := b.apiserverAllocated(ctx)
 	if err != nil {
 		return r, nil, err
 	}
-	cpu0 := cpuOf([]int{b.apiserver})
+	cpu0 := driver.CPUOf([]int{b.apiserver})
 	for _, ch := range chs {
-		if err := ch.send(cmdGo); err != nil {
+		if err := ch.Send(driver.CmdGo); err != nil {
 			return r, nil, err
 		}
 	}
-	var reports []syncReport
+	var reports []driver.SyncReport
 	for _, ch := range chs {
-		var s syncReport
-		if err := ch.expect(ctx, msgSynced, &s, b.o.timeout+replyTimeout); err != nil {
+		var s driver.SyncReport
+		if err := ch.Expect(ctx, driver.MsgSynced, &s, b.o.timeout+replyTimeout); err != nil {
 			return r, nil, err
 		}
 		r.slowest = max(r.slowest, s.SyncSeconds)
 		reports = append(reports, s)
 	}
-	r.cpu = cpuOf([]int{b.apiserver}) - cpu0
-	if r.peak, err = statusBytes(pid, "VmHWM"); err != nil {
+	r.cpu = driver.CPUOf([]int{b.apiserver}) - cpu0
+	if r.peak, err = driver.StatusBytes(pid, "VmHWM"); err != nil {
 		return r, nil, err
 	}
 	alloc1, err := b.apiserverAllocated(ctx)
@@ -223,13 +225,13 @@ func (b *bench) wave(ctx context.Context, c contender, n int, o options, args fu
 		}
 	}
 	for _, ch := range chs {
-		if err := ch.send(cmdExit); err != nil {
+		if err := ch.Send(driver.CmdExit); err != nil {
 			return r, nil, err
 		}
-		if err := ch.expect(ctx, msgExit, &exitReport{}, replyTimeout); err != nil {
+		if err := ch.Expect(ctx, driver.MsgExit, &driver.ExitReport{}, replyTimeout); err != nil {
 			return r, nil, err
 		}
-		if err := ch.wait(replyTimeout); err != nil {
+		if err := ch.Wait(replyTimeout); err != nil {
 			return r, nil, err
 		}
 	}
@@ -249,27 +251,27 @@ func summarizeServer(runs []serverRun, name string) serverSummary {
 	for _, r := range runs {
 		if r.contender == name {
 			slowest = append(slowest, r.slowest)
-			idle = append(idle, float64(r.idleRSS)/mib)
-			over = append(over, float64(r.peak-r.idleRSS)/mib)
+			idle = append(idle, float64(r.idleRSS)/driver.MiB)
+			over = append(over, float64(r.peak-r.idleRSS)/driver.MiB)
 			cpu = append(cpu, r.cpu.Seconds())
-			allocated = append(allocated, r.allocated/mib)
+			allocated = append(allocated, r.allocated/driver.MiB)
 		}
 	}
-	s := serverSummary{contender: name, runs: len(slowest), slowest: median(slowest), idleMiB: median(idle),
-		peakOverMiB: median(over), cpu: median(cpu), allocatedMiB: median(allocated), peakOverMin: math.NaN(), peakOverMax: math.NaN()}
+	s := serverSummary{contender: name, runs: len(slowest), slowest: driver.Median(slowest), idleMiB: driver.Median(idle),
+		peakOverMiB: driver.Median(over), cpu: driver.Median(cpu), allocatedMiB: driver.Median(allocated), peakOverMin: math.NaN(), peakOverMax: math.NaN()}
 	if len(over) > 0 {
 		s.peakOverMin, s.peakOverMax = slices.Min(over), slices.Max(over)
 	}
 	return s
 }
 
-func serverTable(runs []serverRun, clients int) *table {
-	t := &table{header: []string{"contender", "clients", "runs", "slowest client's time to synced s",
+func serverTable(runs []serverRun, clients int) *driver.Table {
+	t := &driver.Table{Header: []string{"contender", "clients", "runs", "slowest client's time to synced s",
 		"apiserver idle RSS MiB", "apiserver peak RSS over idle MiB", "min-max MiB", "apiserver CPU s", "apiserver allocated MiB"}}
 	for _, name := range serverRows {
 		if s := summarizeServer(runs, name); s.runs > 0 {
-			t.add(name, fmt.Sprint(clients), fmt.Sprint(s.runs), num(s.slowest, 3), num(s.idleMiB, 1), num(s.peakOverMiB, 1),
-				num(s.peakOverMin, 0)+"-"+num(s.peakOverMax, 0), num(s.cpu, 2), num(s.allocatedMiB, 0))
+			t.Add(name, fmt.Sprint(clients), fmt.Sprint(s.runs), driver.Num(s.slowest, 3), driver.Num(s.idleMiB, 1), driver.Num(s.peakOverMiB, 1),
+				driver.Num(s.peakOverMin, 0)+"-"+driver.Num(s.peakOverMax, 0), driver.Num(s.cpu, 2), driver.Num(s.allocatedMiB, 0))
 		}
 	}
 	return t
@@ -277,41 +279,45 @@ func serverTable(runs []serverRun, clients int) *table {
 
 // serverComparisons computes the server-cost ratios; the targets
 // are ours within 1.1x of client-go with WatchList on memory and CPU.
-func serverComparisons(runs []serverRun) []comparison {
+func serverComparisons(runs []serverRun) []driver.Comparison {
 	o, w, l := summarizeServer(runs, ours), summarizeServer(runs, clientGoWatch), summarizeServer(runs, clientGoList)
 	ow, ou, ol := summarizeServer(runs, oursWarm), summarizeServer(runs, oursCompressed), summarizeServer(runs, oursList)
+	wn, ln := summarizeServer(runs, clientGoWatchNoGzip), summarizeServer(runs, clientGoListNoGzip)
 	best := w
 	if l.cpu < w.cpu {
 		best = l
 	}
 	nan := math.NaN()
-	return []comparison{
-		{key: "server_rss_vs_clientgo_list", what: "ours apiserver peak RSS over idle / client-go-list", value: ratio(o.peakOverMiB, l.peakOverMiB), target: nan},
-		{what: "ours apiserver peak RSS over idle / client-go-watchlist", value: ratio(o.peakOverMiB, w.peakOverMiB), target: 1.1},
-		{key: "server_cpu_vs_clientgo_watchlist", what: "ours apiserver CPU / client-go-watchlist", value: ratio(o.cpu, w.cpu), target: 1.1},
-		{what: "ours apiserver CPU / client-go-list", value: ratio(o.cpu, l.cpu), target: nan},
-		{key: "cold_server_cpu_vs_clientgo_best", what: "ours apiserver CPU / client-go's cheaper mode (" + best.contender + ")", value: ratio(o.cpu, best.cpu), target: 1},
-		{what: "ours-compressed apiserver CPU / ours", value: ratio(ou.cpu, o.cpu), target: nan},
-		{what: "ours-list apiserver CPU / ours", value: ratio(ol.cpu, o.cpu), target: nan},
-		{what: "ours-compressed slowest client's time to synced / ours", value: ratio(ou.slowest, o.slowest), target: nan},
-		{what: "ours-list slowest client's time to synced / ours", value: ratio(ol.slowest, o.slowest), target: nan},
-		{what: "ours slowest client's time to synced / client-go-watchlist", value: ratio(o.slowest, w.slowest), target: nan},
-		{what: "ours apiserver allocated / client-go-watchlist", value: ratio(o.allocatedMiB, w.allocatedMiB), target: nan},
-		{what: "ours-warm apiserver CPU / ours", value: ratio(ow.cpu, o.cpu), target: 0.25},
-		{what: "ours-warm apiserver allocated / ours", value: ratio(ow.allocatedMiB, o.allocatedMiB), target: nan},
-		{what: "ours-warm apiserver CPU / client-go-watchlist", value: ratio(ow.cpu, w.cpu), target: 0.25},
-		{what: "ours-warm apiserver peak RSS over idle / client-go-watchlist", value: ratio(ow.peakOverMiB, w.peakOverMiB), target: nan},
-		{what: "ours-warm slowest client's time to synced / ours", value: ratio(ow.slowest, o.slowest), target: nan},
+	return []driver.Comparison{
+		{Key: "server_rss_vs_clientgo_list", What: "ours apiserver peak RSS over idle / client-go-list", Value: driver.Ratio(o.peakOverMiB, l.peakOverMiB), Target: nan},
+		{What: "ours apiserver peak RSS over idle / client-go-watchlist", Value: driver.Ratio(o.peakOverMiB, w.peakOverMiB), Target: 1.1},
+		{Key: "server_cpu_vs_clientgo_watchlist", What: "ours apiserver CPU / client-go-watchlist", Value: driver.Ratio(o.cpu, w.cpu), Target: 1.1},
+		{What: "ours apiserver CPU / client-go-list", Value: driver.Ratio(o.cpu, l.cpu), Target: nan},
+		{What: "ours apiserver CPU / client-go-watchlist-nogzip", Value: driver.Ratio(o.cpu, wn.cpu), Target: nan},
+		{What: "ours apiserver CPU / client-go-list-nogzip", Value: driver.Ratio(o.cpu, ln.cpu), Target: nan},
+		{What: "ours apiserver peak RSS over idle / client-go-watchlist-nogzip", Value: driver.Ratio(o.peakOverMiB, wn.peakOverMiB), Target: nan},
+		{Key: "cold_server_cpu_vs_clientgo_best", What: "ours apiserver CPU / client-go's cheaper mode (" + best.contender + ")", Value: driver.Ratio(o.cpu, best.cpu), Target: 1},
+		{What: "ours-compressed apiserver CPU / ours", Value: driver.Ratio(ou.cpu, o.cpu), Target: nan},
+		{What: "ours-list apiserver CPU / ours", Value: driver.Ratio(ol.cpu, o.cpu), Target: nan},
+		{What: "ours-compressed slowest client's time to synced / ours", Value: driver.Ratio(ou.slowest, o.slowest), Target: nan},
+		{What: "ours-list slowest client's time to synced / ours", Value: driver.Ratio(ol.slowest, o.slowest), Target: nan},
+		{What: "ours slowest client's time to synced / client-go-watchlist", Value: driver.Ratio(o.slowest, w.slowest), Target: nan},
+		{What: "ours apiserver allocated / client-go-watchlist", Value: driver.Ratio(o.allocatedMiB, w.allocatedMiB), Target: nan},
+		{What: "ours-warm apiserver CPU / ours", Value: driver.Ratio(ow.cpu, o.cpu), Target: 0.25},
+		{What: "ours-warm apiserver allocated / ours", Value: driver.Ratio(ow.allocatedMiB, o.allocatedMiB), Target: nan},
+		{What: "ours-warm apiserver CPU / client-go-watchlist", Value: driver.Ratio(ow.cpu, w.cpu), Target: 0.25},
+		{What: "ours-warm apiserver peak RSS over idle / client-go-watchlist", Value: driver.Ratio(ow.peakOverMiB, w.peakOverMiB), Target: nan},
+		{What: "ours-warm slowest client's time to synced / ours", Value: driver.Ratio(ow.slowest, o.slowest), Target: nan},
 	}
 }
 
 // reportServerCost prints the server-cost part, when it ran.
-func reportServerCost(w io.Writer, runs []serverRun, clients int, cs []comparison) {
+func reportServerCost(w io.Writer, runs []serverRun, clients int, cs []driver.Comparison) {
 	if len(runs) == 0 {
 		return
 	}
 	fmt.Fprintf(w, "\nServer cost: %d clients of one contender, each its own process and connection, start at once "+
 		"against a kube-apiserver restarted for the row and idle (for ours-warm: after one client of ours saved the snapshot they start from, and the churn); its RSS before they start, its peak RSS (VmHWM, reset through clear_refs) over that until the last one synced, "+
 		"its CPU (utime+stime) and the bytes it allocated (go_memstats_alloc_bytes_total) meanwhile; medians over the rounds:\n\n%s\n", clients, serverTable(runs, clients))
-	fmt.Fprintf(w, "Server cost ratios:\n\n%s\n", comparisonTable(cs))
+	fmt.Fprintf(w, "Server cost ratios:\n\n%s\n", driver.ComparisonTable(cs))
 }

@@ -4,13 +4,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/syncer-gen/syncer-gen/bench/internal/driver"
 )
 
 func TestServerTable(t *testing.T) {
 	runs := []serverRun{
-		{contender: clientGoList, slowest: 2, idleRSS: 300 * mib, peak: 500 * mib, cpu: 3 * time.Second, allocated: 900 * mib},
-		{contender: ours, slowest: 1, idleRSS: 300 * mib, peak: 310 * mib, cpu: 1 * time.Second, allocated: 100 * mib},
-		{contender: ours, slowest: 3, idleRSS: 320 * mib, peak: 350 * mib, cpu: 2 * time.Second, allocated: 200 * mib},
+		{contender: clientGoList, slowest: 2, idleRSS: 300 * driver.MiB, peak: 500 * driver.MiB, cpu: 3 * time.Second, allocated: 900 * driver.MiB},
+		{contender: ours, slowest: 1, idleRSS: 300 * driver.MiB, peak: 310 * driver.MiB, cpu: 1 * time.Second, allocated: 100 * driver.MiB},
+		{contender: ours, slowest: 3, idleRSS: 320 * driver.MiB, peak: 350 * driver.MiB, cpu: 2 * time.Second, allocated: 200 * driver.MiB},
 	}
 	got := serverTable(runs, 8).String()
 	for _, tc := range []struct{ row, want string }{

@@ -8,6 +8,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/syncer-gen/syncer-gen/bench/internal/driver"
 )
 
 // The shard part: K children of ours start at once, child i syncing shard
@@ -44,7 +46,7 @@ func (b *bench) shardRounds(ctx context.Context) ([]shardRun, error) {
 			if err := b.srv.Relaunch(); err != nil {
 				return nil, err
 			}
-			if b.servers, b.apiserver = serverPIDs(); len(b.servers) != 2 || b.apiserver == 0 {
+			if b.servers, b.apiserver = driver.ServerPIDs(); len(b.servers) != 2 || b.apiserver == 0 {
 				return nil, fmt.Errorf("shards: found %d of the test bed's processes after restarting kube-apiserver", len(b.servers))
 			}
 			if err := b.quiesce(ctx, fmt.Sprintf("%d shards", k)); err != nil {
@@ -55,7 +57,7 @@ func (b *bench) shardRounds(ctx context.Context) ([]shardRun, error) {
 				return nil, fmt.Errorf("shards, round %d, %d shards: %w", round, k, err)
 			}
 			fmt.Fprintf(os.Stderr, "shards round %d/%d K=%d: slowest shard synced in %.3fs, largest peak RSS %.1f MiB, %s; kube-apiserver CPU %.2fs, allocated %.0f MiB\n",
-				round, b.o.rounds, k, r.slowest, float64(r.peakRSS)/mib, r.modes, r.cpu.Seconds(), r.allocated/mib)
+				round, b.o.rounds, k, r.slowest, float64(r.peakRSS)/driver.MiB, r.modes, r.cpu.Seconds(), r.allocated/driver.MiB)
 			runs = append(runs, r)
 		}
 	}
@@ -64,10 +66,10 @@ func (b *bench) shardRounds(ctx context.Context) ([]shardRun, error) {
 
 // shardRow runs k shards at once; together they must hold every object
 // once.
-func (b *bench) shardRow(ctx context.Context, c contender, k, round int) (shardRun, error) {
+func (b *bench) shardRow(ctx context.Context, c driver.Contender, k, round int) (shardRun, error) {
 	r := shardRun{k: k}
 	var err error
-	var reports []syncReport
+	var reports []driver.SyncReport
 	r.serverRun, reports, err = b.wave(ctx, c, k, b.o, func(i int) []string {
 		extra := []string{fmt.Sprintf("-tag=shard.k%d.r%d.s%d", k, round, i)}
 		if k > 1 {
@@ -83,7 +85,7 @@ func (b *bench) shardRow(ctx context.Context, c contender, k, round int) (shardR
 	for _, s := range reports {
 		total += s.Objects
 		r.peakRSS = max(r.peakRSS, s.HWMBytes)
-		r.allocMiB = max(r.allocMiB, float64(s.TotalAllocBytes)/mib)
+		r.allocMiB = max(r.allocMiB, float64(s.TotalAllocBytes)/driver.MiB)
 		if _, m, ok := strings.Cut(s.Note, "shard="); ok && !slices.Contains(modes, m) {
 			modes = append(modes, m)
 		}
@@ -129,25 +131,25 @@ func summarizeShards(runs []shardRun, k int) shardSummary {
 		s.runs++
 		s.modes = r.modes
 		slowest = append(slowest, r.slowest)
-		peak = append(peak, float64(r.peakRSS)/mib)
+		peak = append(peak, float64(r.peakRSS)/driver.MiB)
 		alloc = append(alloc, r.allocMiB)
 		cpu = append(cpu, r.cpu.Seconds())
-		salloc = append(salloc, r.allocated/mib)
+		salloc = append(salloc, r.allocated/driver.MiB)
 		alone = append(alone, r.alone)
-		aloneRSS = append(aloneRSS, float64(r.aloneRSS)/mib)
+		aloneRSS = append(aloneRSS, float64(r.aloneRSS)/driver.MiB)
 	}
-	s.slowest, s.peakMiB, s.allocMiB, s.cpu, s.serverAllocMiB = median(slowest), median(peak), median(alloc), median(cpu), median(salloc)
-	s.alone, s.aloneMiB = median(alone), median(aloneRSS)
+	s.slowest, s.peakMiB, s.allocMiB, s.cpu, s.serverAllocMiB = driver.Median(slowest), driver.Median(peak), driver.Median(alloc), driver.Median(cpu), driver.Median(salloc)
+	s.alone, s.aloneMiB = driver.Median(alone), driver.Median(aloneRSS)
 	return s
 }
 
-func shardTable(runs []shardRun) *table {
-	t := &table{header: []string{"shards K", "runs", "mode", "one shard alone: time to synced s", "peak RSS MiB",
+func shardTable(runs []shardRun) *driver.Table {
+	t := &driver.Table{Header: []string{"shards K", "runs", "mode", "one shard alone: time to synced s", "peak RSS MiB",
 		"K at once: slowest shard s", "largest peak RSS MiB", "largest allocated MiB", "apiserver CPU s (K shards)", "apiserver allocated MiB (K shards)"}}
 	for _, k := range shardCounts {
 		if s := summarizeShards(runs, k); s.runs > 0 {
-			t.add(fmt.Sprint(k), fmt.Sprint(s.runs), s.modes, num(s.alone, 3), num(s.aloneMiB, 1), num(s.slowest, 3), num(s.peakMiB, 1),
-				num(s.allocMiB, 0), num(s.cpu, 2), num(s.serverAllocMiB, 0))
+			t.Add(fmt.Sprint(k), fmt.Sprint(s.runs), s.modes, driver.Num(s.alone, 3), driver.Num(s.aloneMiB, 1), driver.Num(s.slowest, 3), driver.Num(s.peakMiB, 1),
+				driver.Num(s.allocMiB, 0), driver.Num(s.cpu, 2), driver.Num(s.serverAllocMiB, 0))
 		}
 	}
 	return t
@@ -155,24 +157,24 @@ func shardTable(runs []shardRun) *table {
 
 // shardComparisons: the targets for a shard of 4 against the
 // unsharded syncer.
-func shardComparisons(runs []shardRun) []comparison {
+func shardComparisons(runs []shardRun) []driver.Comparison {
 	one, four := summarizeShards(runs, 1), summarizeShards(runs, 4)
-	return []comparison{
-		{key: "shard_time_vs_unsharded", what: "a shard of 4 alone: time to synced / unsharded", value: ratio(four.alone, one.alone), target: 0.35},
-		{key: "shard_rss_vs_unsharded", what: "a shard of 4 alone: peak RSS / unsharded", value: ratio(four.aloneMiB, one.aloneMiB), target: 0.35},
-		{what: "4 shards at once on this machine: slowest time to synced / unsharded", value: ratio(four.slowest, one.slowest), target: math.NaN()},
-		{key: "shard_server_cpu_vs_unsharded", what: "4 shards together: apiserver CPU / unsharded", value: ratio(four.cpu, one.cpu), target: 1.3},
-		{what: "4 shards together: apiserver allocated / unsharded", value: ratio(four.serverAllocMiB, one.serverAllocMiB), target: math.NaN()},
+	return []driver.Comparison{
+		{Key: "shard_time_vs_unsharded", What: "a shard of 4 alone: time to synced / unsharded", Value: driver.Ratio(four.alone, one.alone), Target: 0.35},
+		{Key: "shard_rss_vs_unsharded", What: "a shard of 4 alone: peak RSS / unsharded", Value: driver.Ratio(four.aloneMiB, one.aloneMiB), Target: 0.35},
+		{What: "4 shards at once on this machine: slowest time to synced / unsharded", Value: driver.Ratio(four.slowest, one.slowest), Target: math.NaN()},
+		{Key: "shard_server_cpu_vs_unsharded", What: "4 shards together: apiserver CPU / unsharded", Value: driver.Ratio(four.cpu, one.cpu), Target: 1.3},
+		{What: "4 shards together: apiserver allocated / unsharded", Value: driver.Ratio(four.serverAllocMiB, one.serverAllocMiB), Target: math.NaN()},
 	}
 }
 
 // reportShards prints the shard part, when it ran.
-func reportShards(w io.Writer, runs []shardRun, cs []comparison) {
+func reportShards(w io.Writer, runs []shardRun, cs []driver.Comparison) {
 	if len(runs) == 0 {
 		return
 	}
 	fmt.Fprintf(w, "\nShards: K children of ours start at once, child i syncing shard i of K (K = 1: unsharded), against a kube-apiserver "+
 		"restarted for the row, ShardedListAndWatch on where it has it (mode served; filtered: the server ignored the selector); "+
 		"each shard's time to synced and peak RSS, and kube-apiserver's CPU and allocated bytes for the K together; medians over the rounds:\n\n%s\n", shardTable(runs))
-	fmt.Fprintf(w, "Shard ratios:\n\n%s\n", comparisonTable(cs))
+	fmt.Fprintf(w, "Shard ratios:\n\n%s\n", driver.ComparisonTable(cs))
 }

@@ -4,6 +4,8 @@ import (
 	goruntime "runtime"
 	"sync/atomic"
 	"time"
+
+	"github.com/syncer-gen/syncer-gen/bench/internal/driver"
 )
 
 // slowDelay is what the slow handler of the *-slow-handler contenders
@@ -43,9 +45,9 @@ func (h *slowHandler) start() {
 
 // steadyReport sums up the steady state once the lag handler had every
 // update: its lags, the CPU used, memory, restarts and the slow handler.
-func (e *childEnv) steadyReport(lags []time.Duration, cpu time.Duration) (steadyReport, error) {
-	p50, p99 := lagPercentiles(lags)
-	r := steadyReport{Events: len(lags), CPUSeconds: cpu.Seconds(),
+func (e *childEnv) steadyReport(lags []time.Duration, cpu time.Duration) (driver.SteadyReport, error) {
+	p50, p99 := driver.LagPercentiles(lags)
+	r := driver.SteadyReport{Events: len(lags), CPUSeconds: cpu.Seconds(),
 		LagP50Seconds: p50.Seconds(), LagP99Seconds: p99.Seconds(),
 		Requests: int(e.probe.requests.Load()), SlowMaxDepth: int(e.probe.maxDepth.Load())}
 	r.Restarts, r.RestartReasons = e.probe.restarts()
@@ -59,7 +61,7 @@ func (e *childEnv) steadyReport(lags []time.Duration, cpu time.Duration) (steady
 		}
 	}
 	var err error
-	if r.HWMBytes, err = vmHWM(); err != nil {
+	if r.HWMBytes, err = driver.VmHWM(); err != nil {
 		return r, err
 	}
 	goruntime.GC()

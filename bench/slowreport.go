@@ -4,76 +4,80 @@ import (
 	"fmt"
 	"io"
 	"math"
+
+	"github.com/syncer-gen/syncer-gen/bench/internal/driver"
 )
 
 // slowPairs are the slow-handler contenders, each with the same contender
 // without the slow handler.
-var slowPairs = [][2]string{{oursSlow, ours}, {clientGoSlow, clientGoWatch}}
+var slowPairs = [][2]string{{oursSlow, ours}, {clientGoSlow, clientGoWatch}, {clientGoSlowNoGzip, clientGoWatchNoGzip}}
 
 // slowTable shows the steady state of the slow-handler contenders and of
 // the same contenders without the slow handler.
-func slowTable(ss []summary) *table {
-	t := &table{header: []string{"contender", "updates/s written", "events", "lag p50 ms", "lag p99 ms",
+func slowTable(ss []driver.Summary) *driver.Table {
+	t := &driver.Table{Header: []string{"contender", "updates/s written", "events", "lag p50 ms", "lag p99 ms",
 		"watch restarts", "LIST+WATCH requests", "slow handler calls", "its mean call ms", "waiting for it at end",
 		"its max queue", "objects updated", "peak RSS after MiB", "live heap after MiB"}}
 	for _, p := range slowPairs {
 		for _, name := range p {
-			s := find(ss, name)
-			if math.IsNaN(s.steadyEvents) {
+			s := driver.Find(ss, name)
+			if math.IsNaN(s.SteadyEvents) {
 				continue
 			}
-			restarts := num(s.restarts, 0)
-			if name == clientGoSlow || name == clientGoWatch {
+			restarts := driver.Num(s.Restarts, 0)
+			if isClientGo(name) {
 				restarts = "-" // not observable but as requests
 			}
 			slow := []string{"-", "-", "-", "-"}
-			if name == oursSlow || name == clientGoSlow {
-				slow = []string{num(s.slowCalls, 0), num(s.slowCallMs, 2), num(s.slowPending, 0), num(s.slowMaxDepth, 0)}
-				if name == clientGoSlow {
+			if name == p[0] { // the slow-handler contender
+				slow = []string{driver.Num(s.SlowCalls, 0), driver.Num(s.SlowCallMs, 2), driver.Num(s.SlowPending, 0), driver.Num(s.SlowMaxDepth, 0)}
+				if isClientGo(name) {
 					slow[3] = "-" // its buffer's size is not observable
 				}
 			}
-			t.add(append(append([]string{name, num(s.writeRate, 0), num(s.steadyEvents, 0), num(s.lagP50ms, 1), num(s.lagP99ms, 1),
-				restarts, num(s.requests, 0)}, slow...), num(s.pool, 0), num(s.hwmSteadyMiB, 1), num(s.liveHeapMiB, 1))...)
+			t.Add(append(append([]string{name, driver.Num(s.WriteRate, 0), driver.Num(s.SteadyEvents, 0), driver.Num(s.LagP50ms, 1), driver.Num(s.LagP99ms, 1),
+				restarts, driver.Num(s.Requests, 0)}, slow...), driver.Num(s.Pool, 0), driver.Num(s.HWMSteadyMiB, 1), driver.Num(s.LiveHeapMiB, 1))...)
 		}
 	}
 	return t
 }
 
 // slowComparisons computes the slow-handler scenario's ratios.
-func slowComparisons(ss []summary) []comparison {
-	so, o := find(ss, oursSlow), find(ss, ours)
-	sc, c := find(ss, clientGoSlow), find(ss, clientGoWatch)
+func slowComparisons(ss []driver.Summary) []driver.Comparison {
+	so, o := driver.Find(ss, oursSlow), driver.Find(ss, ours)
+	sc, c := driver.Find(ss, clientGoSlow), driver.Find(ss, clientGoWatch)
 	nan := math.NaN()
-	return []comparison{
-		{key: "slow_lag_p50_vs_fast", what: "ours-slow-handler other handler's lag p50 / ours", value: ratio(so.lagP50ms, o.lagP50ms), target: 1.1},
-		{what: "ours-slow-handler other handler's lag p99 / ours", value: ratio(so.lagP99ms, o.lagP99ms), target: 1.1},
-		{what: "client-go-slow-handler other handler's lag p50 / client-go-watchlist", value: ratio(sc.lagP50ms, c.lagP50ms), target: nan},
-		{what: "client-go-slow-handler other handler's lag p99 / client-go-watchlist", value: ratio(sc.lagP99ms, c.lagP99ms), target: nan},
-		{key: "slow_restarts", what: "ours-slow-handler watch restarts (Metrics.Reconnected + Relisted)", value: so.restarts, count: true},
-		{what: "ours-slow-handler LIST+WATCH requests", value: so.requests, count: true},
-		{what: "client-go-slow-handler LIST+WATCH requests", value: sc.requests, target: nan, count: true},
-		{what: "ours-slow-handler slow handler's max queue / objects updated", value: ratio(so.slowMaxDepth, so.pool), target: 1},
-		{what: "ours-slow-handler slow handler's calls / events", value: ratio(so.slowCalls, so.steadyEvents), target: nan},
-		{what: "client-go-slow-handler slow handler's calls / events", value: ratio(sc.slowCalls, sc.steadyEvents), target: nan},
-		{key: "slow_rss_vs_clientgo", what: "ours-slow-handler peak RSS after steady / client-go-slow-handler", value: ratio(so.hwmSteadyMiB, sc.hwmSteadyMiB), target: 1, strict: true},
-		{what: "ours-slow-handler live heap after steady / client-go-slow-handler", value: ratio(so.liveHeapMiB, sc.liveHeapMiB), target: 1, strict: true},
-		{what: "ours-slow-handler peak RSS after steady / ours", value: ratio(so.hwmSteadyMiB, o.hwmSteadyMiB), target: nan},
-		{what: "client-go-slow-handler peak RSS after steady / client-go-watchlist", value: ratio(sc.hwmSteadyMiB, c.hwmSteadyMiB), target: nan},
+	return []driver.Comparison{
+		{Key: "slow_lag_p50_vs_fast", What: "ours-slow-handler other handler's lag p50 / ours", Value: driver.Ratio(so.LagP50ms, o.LagP50ms), Target: 1.1},
+		{What: "ours-slow-handler other handler's lag p99 / ours", Value: driver.Ratio(so.LagP99ms, o.LagP99ms), Target: 1.1},
+		{What: "client-go-slow-handler other handler's lag p50 / client-go-watchlist", Value: driver.Ratio(sc.LagP50ms, c.LagP50ms), Target: nan},
+		{What: "client-go-slow-handler other handler's lag p99 / client-go-watchlist", Value: driver.Ratio(sc.LagP99ms, c.LagP99ms), Target: nan},
+		{What: "client-go-slow-handler-nogzip other handler's lag p99 / client-go-watchlist-nogzip",
+			Value: driver.Ratio(driver.Find(ss, clientGoSlowNoGzip).LagP99ms, driver.Find(ss, clientGoWatchNoGzip).LagP99ms), Target: nan},
+		{Key: "slow_restarts", What: "ours-slow-handler watch restarts (Metrics.Reconnected + Relisted)", Value: so.Restarts, Count: true},
+		{What: "ours-slow-handler LIST+WATCH requests", Value: so.Requests, Count: true},
+		{What: "client-go-slow-handler LIST+WATCH requests", Value: sc.Requests, Target: nan, Count: true},
+		{What: "ours-slow-handler slow handler's max queue / objects updated", Value: driver.Ratio(so.SlowMaxDepth, so.Pool), Target: 1},
+		{What: "ours-slow-handler slow handler's calls / events", Value: driver.Ratio(so.SlowCalls, so.SteadyEvents), Target: nan},
+		{What: "client-go-slow-handler slow handler's calls / events", Value: driver.Ratio(sc.SlowCalls, sc.SteadyEvents), Target: nan},
+		{Key: "slow_rss_vs_clientgo", What: "ours-slow-handler peak RSS after steady / client-go-slow-handler", Value: driver.Ratio(so.HWMSteadyMiB, sc.HWMSteadyMiB), Target: 1, Strict: true},
+		{What: "ours-slow-handler live heap after steady / client-go-slow-handler", Value: driver.Ratio(so.LiveHeapMiB, sc.LiveHeapMiB), Target: 1, Strict: true},
+		{What: "ours-slow-handler peak RSS after steady / ours", Value: driver.Ratio(so.HWMSteadyMiB, o.HWMSteadyMiB), Target: nan},
+		{What: "client-go-slow-handler peak RSS after steady / client-go-watchlist", Value: driver.Ratio(sc.HWMSteadyMiB, c.HWMSteadyMiB), Target: nan},
 	}
 }
 
 // reportSlow prints the slow-handler scenario, when one of its contenders ran.
-func reportSlow(w io.Writer, ss []summary, cs []comparison) {
-	if math.IsNaN(find(ss, oursSlow).steadyEvents) && math.IsNaN(find(ss, clientGoSlow).steadyEvents) {
+func reportSlow(w io.Writer, ss []driver.Summary, cs []driver.Comparison) {
+	if math.IsNaN(driver.Find(ss, oursSlow).SteadyEvents) && math.IsNaN(driver.Find(ss, clientGoSlow).SteadyEvents) {
 		return
 	}
 	fmt.Fprintf(w, "\nSlow handler: a second handler sleeps %s per call during the steady state; lag is the other handler's "+
 		"(medians; restarts, requests and max queue are the largest of any round):\n\n%s\n", slowDelay, slowTable(ss))
 	for _, s := range ss {
-		if s.reasons != "" {
-			fmt.Fprintf(w, "%s restarts: %s\n", s.contender, s.reasons)
+		if s.Reasons != "" {
+			fmt.Fprintf(w, "%s restarts: %s\n", s.Contender, s.Reasons)
 		}
 	}
-	fmt.Fprintf(w, "\nSlow handler ratios:\n\n%s\n", comparisonTable(cs))
+	fmt.Fprintf(w, "\nSlow handler ratios:\n\n%s\n", driver.ComparisonTable(cs))
 }

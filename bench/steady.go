@@ -31,7 +31,7 @@ func writeUpdates(ctx context.Context, cs kubernetes.Interface, o options, res r
 		go func() {
 			defer wg.Done()
 			for i := range tokens {
-				body := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, writtenAtAnnotation, formatNanos(time.Now().UnixNano()))
+				body := res.stamp(formatNanos(time.Now().UnixNano()))
 				err := cs.CoreV1().RESTClient().Patch(types.MergePatchType).Namespace(o.namespace).
 					Resource(res.plural).Name(objectName(i % pool)).Body([]byte(body)).
 					Timeout(30 * time.Second).Do(ctx).Error()
@@ -66,4 +66,14 @@ feed:
 		return int(ok.Load()), took, firstErr
 	}
 	return int(ok.Load()), took, ctx.Err()
+}
+
+// stamp is the merge patch of an update written at nanos: writtenAtAnnotation
+// set to it, in the annotations or, with stampLabel, the labels.
+func (r resource) stamp(nanos string) string {
+	in := "annotations"
+	if r.stampLabel {
+		in = "labels"
+	}
+	return fmt.Sprintf(`{"metadata":{%q:{%q:%q}}}`, in, writtenAtAnnotation, nanos)
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/syncer-gen/syncer-gen/bench/internal/driver"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -24,11 +25,11 @@ import (
 // oursWarm is our syncer restarted from the snapshot a cold run saved.
 const oursWarm = "ours-warm"
 
-var warmContenders = []contender{
-	{name: oursWarm, what: "ours restarted with runtime.WithSnapshot from the snapshot its cold run saved, after the churn"},
-	{name: ours, what: "ours started cold (no snapshot)"},
-	{name: clientGoWatch, env: []string{watchListGate + "=true"}, what: "client-go SharedIndexInformer, WatchListClient on, protobuf"},
-}
+var warmContenders = andWithoutGzip([]driver.Contender{
+	{Name: oursWarm, What: "ours restarted with runtime.WithSnapshot from the snapshot its cold run saved, after the churn"},
+	{Name: ours, What: "ours started cold (no snapshot)"},
+	{Name: clientGoWatch, Env: []string{watchListGate + "=true"}, What: "client-go SharedIndexInformer, WatchListClient on, protobuf"},
+})
 
 // population tracks which objects exist: live are indexes for objectName,
 // next the index of the next object to create.
@@ -106,13 +107,13 @@ func (b *bench) quorumDigest(ctx context.Context) (string, error) {
 	for i, m := range l.Items {
 		keys[i] = m.Namespace + "/" + m.Name + " " + m.ResourceVersion
 	}
-	return digest(keys), nil
+	return driver.Digest(keys), nil
 }
 
 // checkStore fails unless r's store equals the server's state.
-func checkStore(r result, want string) error {
-	if r.sync.StoreDigest != want {
-		return fmt.Errorf("%s's store (%s) differs from a quorum LIST (%s) of names and resourceVersions", r.contender, r.sync.StoreDigest, want)
+func checkStore(r driver.Result, want string) error {
+	if r.Sync.StoreDigest != want {
+		return fmt.Errorf("%s's store (%s) differs from a quorum LIST (%s) of names and resourceVersions", r.Contender, r.Sync.StoreDigest, want)
 	}
 	return nil
 }
@@ -120,9 +121,9 @@ func checkStore(r result, want string) error {
 // warmRounds runs, each round: ours cold saving a snapshot (not measured),
 // the churn, then warmContenders, checking that ours' store at sync
 // equals a quorum LIST.
-func (b *bench) warmRounds(ctx context.Context) ([]result, error) {
+func (b *bench) warmRounds(ctx context.Context) ([]driver.Result, error) {
 	snap := filepath.Join(b.dir, "warm.snapshot")
-	var rs []result
+	var rs []driver.Result
 	for round := 1; round <= b.o.rounds; round++ {
 		if err := os.Remove(snap); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, err
@@ -141,25 +142,25 @@ func (b *bench) warmRounds(ctx context.Context) ([]result, error) {
 			return nil, err
 		}
 		for _, c := range roundOrder(warmContenders, round) {
-			if err := b.quiesce(ctx, c.name); err != nil {
+			if err := b.quiesce(ctx, c.Name); err != nil {
 				return nil, err
 			}
 			var extra []string
-			if c.name == oursWarm {
+			if c.Name == oursWarm {
 				extra = []string{"-snapshot=" + snap}
 			}
-			if c.name != clientGoWatch {
+			if !isClientGo(c.Name) {
 				extra = append(extra, "-digest")
 			}
 			r, err := b.runOne(ctx, c, round, extra...)
 			if err != nil {
-				return nil, fmt.Errorf("warm round %d, %s: %w", round, c.name, err)
+				return nil, fmt.Errorf("warm round %d, %s: %w", round, c.Name, err)
 			}
-			fmt.Fprintf(os.Stderr, "warm round %d/%d %s, read %.1f MiB\n", round, b.o.rounds, describeResult(r), float64(r.sync.BytesRead)/mib)
-			if c.name == oursWarm && !strings.Contains(r.sync.Note, "mode=warm") {
-				return nil, fmt.Errorf("warm round %d: %s did not start warm (%s)", round, c.name, r.sync.Note)
+			fmt.Fprintf(os.Stderr, "warm round %d/%d %s, read %.1f MiB\n", round, b.o.rounds, describeResult(r), float64(r.Sync.BytesRead)/driver.MiB)
+			if c.Name == oursWarm && !strings.Contains(r.Sync.Note, "mode=warm") {
+				return nil, fmt.Errorf("warm round %d: %s did not start warm (%s)", round, c.Name, r.Sync.Note)
 			}
-			if c.name != clientGoWatch {
+			if !isClientGo(c.Name) {
 				if err := checkStore(r, want); err != nil {
 					return nil, fmt.Errorf("warm round %d: %w", round, err)
 				}
@@ -171,33 +172,37 @@ func (b *bench) warmRounds(ctx context.Context) ([]result, error) {
 }
 
 // warmTable shows the warm part's medians.
-func warmTable(ss []summary) *table {
-	t := &table{header: []string{"contender", "runs", "objects", "time to synced s", "min-max s",
+func warmTable(ss []driver.Summary) *driver.Table {
+	t := &driver.Table{Header: []string{"contender", "runs", "objects", "time to synced s", "min-max s",
 		"MiB read from the server", "peak RSS at sync MiB", "allocated MiB"}}
 	for _, s := range ss {
-		t.add(s.contender, fmt.Sprint(s.runs), num(s.objects, 0), num(s.syncSeconds, 3), num(s.syncMin, 2)+"-"+num(s.syncMax, 2),
-			num(s.readMiB, 2), num(s.hwmSyncMiB, 1), num(s.allocMiB, 0))
+		t.Add(s.Contender, fmt.Sprint(s.Runs), driver.Num(s.Objects, 0), driver.Num(s.SyncSeconds, 3), driver.Num(s.SyncMin, 2)+"-"+driver.Num(s.SyncMax, 2),
+			driver.Num(s.ReadMiB, 2), driver.Num(s.HWMSyncMiB, 1), driver.Num(s.AllocMiB, 0))
 	}
 	return t
 }
 
 // warmComparisons computes the warm part's ratios; the targets are
 // 0.25x cold on time and 0.20x on bytes.
-func warmComparisons(ss []summary) []comparison {
-	w, o, c := find(ss, oursWarm), find(ss, ours), find(ss, clientGoWatch)
+func warmComparisons(ss []driver.Summary) []driver.Comparison {
+	w, o, c := driver.Find(ss, oursWarm), driver.Find(ss, ours), driver.Find(ss, clientGoWatch)
+	cn := driver.Find(ss, clientGoWatchNoGzip)
 	nan := math.NaN()
-	return []comparison{
-		{key: "warm_time_vs_cold", what: "ours-warm time to synced / ours (cold)", value: ratio(w.syncSeconds, o.syncSeconds), target: 0.25},
-		{key: "warm_bytes_vs_cold", what: "ours-warm bytes read / ours (cold)", value: ratio(w.readMiB, o.readMiB), target: 0.2},
-		{what: "ours-warm peak RSS at sync / ours (cold)", value: ratio(w.hwmSyncMiB, o.hwmSyncMiB), target: nan},
-		{what: "ours-warm time to synced / client-go-watchlist", value: ratio(w.syncSeconds, c.syncSeconds), target: nan},
-		{what: "ours-warm bytes read / client-go-watchlist", value: ratio(w.readMiB, c.readMiB), target: nan},
-		{what: "ours-warm peak RSS at sync / client-go-watchlist", value: ratio(w.hwmSyncMiB, c.hwmSyncMiB), target: nan},
+	return []driver.Comparison{
+		{Key: "warm_time_vs_cold", What: "ours-warm time to synced / ours (cold)", Value: driver.Ratio(w.SyncSeconds, o.SyncSeconds), Target: 0.25},
+		{Key: "warm_bytes_vs_cold", What: "ours-warm bytes read / ours (cold)", Value: driver.Ratio(w.ReadMiB, o.ReadMiB), Target: 0.2},
+		{What: "ours-warm peak RSS at sync / ours (cold)", Value: driver.Ratio(w.HWMSyncMiB, o.HWMSyncMiB), Target: nan},
+		{What: "ours-warm time to synced / client-go-watchlist", Value: driver.Ratio(w.SyncSeconds, c.SyncSeconds), Target: nan},
+		{What: "ours-warm bytes read / client-go-watchlist", Value: driver.Ratio(w.ReadMiB, c.ReadMiB), Target: nan},
+		{What: "ours-warm peak RSS at sync / client-go-watchlist", Value: driver.Ratio(w.HWMSyncMiB, c.HWMSyncMiB), Target: nan},
+		{What: "ours-warm time to synced / client-go-watchlist-nogzip", Value: driver.Ratio(w.SyncSeconds, cn.SyncSeconds), Target: nan},
+		{What: "ours-warm bytes read / client-go-watchlist-nogzip", Value: driver.Ratio(w.ReadMiB, cn.ReadMiB), Target: nan},
+		{What: "ours (cold) bytes read / client-go-watchlist-nogzip", Value: driver.Ratio(o.ReadMiB, cn.ReadMiB), Target: nan},
 	}
 }
 
 // reportWarm prints the warm part, when it ran.
-func reportWarm(w io.Writer, rs []result, ss []summary, cs []comparison) {
+func reportWarm(w io.Writer, rs []driver.Result, ss []driver.Summary, cs []driver.Comparison) {
 	if len(rs) == 0 {
 		return
 	}
@@ -205,13 +210,13 @@ func reportWarm(w io.Writer, rs []result, ss []summary, cs []comparison) {
 		"and 1%% created; bytes read are counted at the socket (rest.Config.Dial wrapped: TLS records, HTTP/2 frames, gzip when compressed); "+
 		"medians over the rounds:\n\n%s\n", warmTable(ss))
 	for _, c := range warmContenders {
-		fmt.Fprintf(w, "- %s: %s\n", c.name, c.what)
+		fmt.Fprintf(w, "- %s: %s\n", c.Name, c.What)
 	}
 	fmt.Fprintf(w, "\nIn every round the stores of ours-warm and ours at sync equalled a quorum LIST (names and resourceVersions).\n")
 	for _, s := range ss {
-		if s.notes != "" {
-			fmt.Fprintf(w, "%s: %s\n", s.contender, s.notes)
+		if s.Notes != "" {
+			fmt.Fprintf(w, "%s: %s\n", s.Contender, s.Notes)
 		}
 	}
-	fmt.Fprintf(w, "\nWarm restart ratios:\n\n%s\n", comparisonTable(cs))
+	fmt.Fprintf(w, "\nWarm restart ratios:\n\n%s\n", driver.ComparisonTable(cs))
 }

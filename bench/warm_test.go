@@ -3,6 +3,8 @@ package main
 import (
 	"slices"
 	"testing"
+
+	"github.com/syncer-gen/syncer-gen/bench/internal/driver"
 )
 
 func TestChurnPlan(t *testing.T) {
@@ -35,37 +37,17 @@ func TestChurnPlan(t *testing.T) {
 	}
 }
 
-func TestDigest(t *testing.T) {
-	a := digest([]string{"ns/a 1", "ns/b 2"})
-	for _, tc := range []struct {
-		keys []string
-		same bool
-	}{
-		{[]string{"ns/b 2", "ns/a 1"}, true}, // any order
-		{[]string{"ns/a 1", "ns/b 3"}, false},
-		{[]string{"ns/a 1"}, false},
-		{[]string{"ns/a 1", "ns/b 2", "ns/c 1"}, false},
-	} {
-		if got := digest(tc.keys); (got == a) != tc.same {
-			t.Errorf("digest(%q) = %s, of the first %s: same %v, want %v", tc.keys, got, a, got == a, tc.same)
-		}
-	}
-	if a[:2] != "2:" {
-		t.Errorf("digest %s does not start with the count", a)
-	}
-}
-
 func TestCheckStore(t *testing.T) {
-	want := digest([]string{"ns/a 1"})
+	want := driver.Digest([]string{"ns/a 1"})
 	for _, tc := range []struct {
 		got string
 		ok  bool
 	}{
 		{want, true},
-		{digest([]string{"ns/a 2"}), false},
+		{driver.Digest([]string{"ns/a 2"}), false},
 		{"", false}, // no digest reported
 	} {
-		err := checkStore(result{contender: oursWarm, sync: syncReport{StoreDigest: tc.got}}, want)
+		err := checkStore(driver.Result{Contender: oursWarm, Sync: driver.SyncReport{StoreDigest: tc.got}}, want)
 		if (err == nil) != tc.ok {
 			t.Errorf("checkStore(%q): %v, want ok %v", tc.got, err, tc.ok)
 		}

@@ -28,6 +28,7 @@ func (m *Metrics) For(resource string) runtime.Metrics {
 		relists:        m.relists.MustCurryWith(l),
 		reconnects:     m.reconnects.MustCurryWith(l),
 		objects:        m.objects.With(l),
+		storeBytes:     m.storeBytes.With(l),
 		queueDepth:     m.queueDepth.MustCurryWith(l),
 		handlerWait:    m.handlerWait.MustCurryWith(l),
 		handlerLatency: m.handlerLatency.MustCurryWith(l),
@@ -54,6 +55,7 @@ type bound struct {
 	relists        *prometheus.CounterVec
 	reconnects     *prometheus.CounterVec
 	objects        prometheus.Gauge
+	storeBytes     prometheus.Gauge
 	queueDepth     *prometheus.GaugeVec
 	handlerWait    prometheus.ObserverVec
 	handlerLatency prometheus.ObserverVec
@@ -116,6 +118,9 @@ func (b *bound) Reconnected(reason runtime.Reason) {
 
 // ObjectsStored implements runtime.Metrics.
 func (b *bound) ObjectsStored(n int) { b.objects.Set(float64(n)) }
+
+// StoreBytes implements runtime.Metrics.
+func (b *bound) StoreBytes(n int64) { b.storeBytes.Set(float64(n)) }
 
 // HandlerQueueDepth implements runtime.Metrics.
 func (b *bound) HandlerQueueDepth(handler string, depth int) {

@@ -18,6 +18,7 @@ type Metrics struct {
 	relists        *prometheus.CounterVec
 	reconnects     *prometheus.CounterVec
 	objects        *prometheus.GaugeVec
+	storeBytes     *prometheus.GaugeVec
 	queueDepth     *prometheus.GaugeVec
 	handlerWait    *prometheus.HistogramVec
 	handlerLatency *prometheus.HistogramVec
@@ -70,6 +71,7 @@ func New(reg prometheus.Registerer, opts ...Option) (*Metrics, error) {
 		relists:        counter("relists_total", "Full resyncs started, by reason.", "resource", "reason"),
 		reconnects:     counter("reconnects_total", "Watches that ended and were opened again, by reason.", "resource", "reason"),
 		objects:        gauge("objects", "Objects in the syncer's store.", "resource"),
+		storeBytes:     gauge("store_bytes", "Bytes the syncer's store holds: an estimate kept as objects come and go (runtime.Store.Bytes).", "resource"),
 		queueDepth:     gauge("handler_queue_depth", "Calls waiting for a handler.", "resource", "handler"),
 		handlerWait:    histogram("handler_wait_seconds", "Time from an event's arrival to the handler call that delivers it, in seconds.", handlerBuckets, "resource", "handler"),
 		handlerLatency: histogram("handler_latency_seconds", "How long each handler call took, in seconds.", handlerBuckets, "resource", "handler"),
@@ -96,7 +98,7 @@ func MustNew(reg prometheus.Registerer, opts ...Option) *Metrics {
 func (m *Metrics) collectors() []prometheus.Collector {
 	return []prometheus.Collector{
 		m.events, m.syncs, m.syncDuration, m.syncObjects, m.errors, m.mode, m.relists,
-		m.reconnects, m.objects, m.queueDepth, m.handlerWait, m.handlerLatency, m.handlerPanics, m.shardMode,
+		m.reconnects, m.objects, m.storeBytes, m.queueDepth, m.handlerWait, m.handlerLatency, m.handlerPanics, m.shardMode,
 	}
 }
 

@@ -22,6 +22,7 @@
 //	syncer_relists_total{resource,reason}              full resyncs started, by reason
 //	syncer_reconnects_total{resource,reason}           watches ended and reopened, by reason
 //	syncer_objects{resource}                           objects in the store
+//	syncer_store_bytes{resource}                       bytes the store holds (an estimate: runtime.Store.Bytes)
 //	syncer_handler_queue_depth{resource,handler}       calls waiting for a handler
 //	syncer_handler_wait_seconds{resource,handler}      from an event's arrival to its call
 //	syncer_handler_latency_seconds{resource,handler}   how long each call took

@@ -10,6 +10,18 @@ import (
 // histogram returns the one histogram of name whose resource label is resource.
 func histogram(t *testing.T, g prometheus.Gatherer, name, resource string) *dto.Histogram {
 	t.Helper()
+	return series(t, g, name, resource).GetHistogram()
+}
+
+// gaugeValue returns the value of the one gauge of name whose resource label is resource.
+func gaugeValue(t *testing.T, g prometheus.Gatherer, name, resource string) float64 {
+	t.Helper()
+	return series(t, g, name, resource).GetGauge().GetValue()
+}
+
+// series returns the one series of name whose resource label is resource.
+func series(t *testing.T, g prometheus.Gatherer, name, resource string) *dto.Metric {
+	t.Helper()
 	families, err := g.Gather()
 	if err != nil {
 		t.Fatal(err)
@@ -21,7 +33,7 @@ func histogram(t *testing.T, g prometheus.Gatherer, name, resource string) *dto.
 		for _, m := range f.GetMetric() {
 			for _, l := range m.GetLabel() {
 				if l.GetName() == "resource" && l.GetValue() == resource {
-					return m.GetHistogram()
+					return m
 				}
 			}
 		}

@@ -39,6 +39,7 @@ func TestCallsLandInTheirSeries(t *testing.T) {
 	cms.Reconnected(runtime.ReasonWatchTimeout)
 	cms.ObjectsStored(3)
 	pods.ObjectsStored(7)
+	cms.StoreBytes(12345)
 	cms.HandlerQueueDepth("printer", 4)
 	cms.HandlerCalled("printer", 2*time.Millisecond, 3*time.Millisecond)
 	cms.HandlerPanicked("printer")
@@ -69,6 +70,10 @@ syncer_mode{mode="watchlist",resource="configmaps/v1"} 0
 # TYPE syncer_objects gauge
 syncer_objects{resource="configmaps/v1"} 3
 syncer_objects{resource="pods/v1"} 7
+# HELP syncer_store_bytes Bytes the syncer's store holds: an estimate kept as objects come and go (runtime.Store.Bytes).
+# TYPE syncer_store_bytes gauge
+syncer_store_bytes{resource="configmaps/v1"} 12345
+syncer_store_bytes{resource="pods/v1"} 0
 # HELP syncer_syncs_total Full (re)syncs completed, by how the initial state was read.
 # TYPE syncer_syncs_total counter
 syncer_syncs_total{mode="watchlist",resource="configmaps/v1"} 1
@@ -85,7 +90,7 @@ syncer_handler_queue_depth{handler="printer",resource="configmaps/v1"} 4
 # TYPE syncer_handler_panics_total counter
 syncer_handler_panics_total{handler="printer",resource="configmaps/v1"} 1
 `
-	names := []string{"syncer_events_total", "syncer_errors_total", "syncer_mode", "syncer_objects", "syncer_syncs_total",
+	names := []string{"syncer_events_total", "syncer_errors_total", "syncer_mode", "syncer_objects", "syncer_store_bytes", "syncer_syncs_total",
 		"syncer_relists_total", "syncer_reconnects_total", "syncer_handler_queue_depth", "syncer_handler_panics_total"}
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), names...); err != nil {
 		t.Error(err)
@@ -173,6 +178,10 @@ syncer_handler_queue_depth{handler="printer",resource="configmaps/v1"} 0
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want),
 		"syncer_objects", "syncer_handler_panics_total", "syncer_handler_queue_depth"); err != nil {
 		t.Error(err)
+	}
+	// The store's bytes, as the store tells them after the last change.
+	if got, want := gaugeValue(t, reg, "syncer_store_bytes", res.String()), float64(s.Store().Bytes()); got != want || want <= 0 {
+		t.Errorf("syncer_store_bytes = %v, want the store's %v (> 0)", got, want)
 	}
 	// Every call is timed, the one that panicked too: 3 adds, the sync,
 	// the delete.

@@ -167,7 +167,7 @@ func (c *cache[T]) put(obj T, rv string) {
 	}
 	n := c.store.put(k, obj, c.epoch)
 	c.notify(k, old.obj, ok, obj, false, DeletionObserved)
-	c.cfg.metrics.ObjectsStored(n)
+	c.stored(n)
 }
 
 // delete applies a deleted object; handlers get obj, the final state. A
@@ -198,7 +198,7 @@ func (c *cache[T]) delete(obj T) {
 		return
 	}
 	c.notify(k, old, true, obj, true, DeletionObserved)
-	c.cfg.metrics.ObjectsStored(n)
+	c.stored(n)
 }
 
 // undecodable applies an event of k at rv whose object could not be
@@ -221,11 +221,11 @@ func (c *cache[T]) undecodable(k Key, rv string, deleted bool) {
 	case !deleted && ok:
 		c.store.mark(k, c.epoch)
 	case !deleted && owed:
-		c.cfg.metrics.ObjectsStored(c.store.put(k, o, c.epoch))
+		c.stored(c.store.put(k, o, c.epoch))
 	case ok:
 		_, _, n := c.store.remove(k)
 		c.notify(k, old.obj, true, old.obj, true, DeletionInferred)
-		c.cfg.metrics.ObjectsStored(n)
+		c.stored(n)
 	case owed:
 		c.notify(k, o, true, o, true, DeletionInferred)
 	}
@@ -307,7 +307,7 @@ func (c *cache[T]) finishResync(rv string) {
 		c.notify(k, o, true, o, true, DeletionInferred)
 	}
 	c.owed = nil
-	c.cfg.metrics.ObjectsStored(n)
+	c.stored(n)
 	c.inResync = false
 	if !c.synced.Swap(true) {
 		close(c.syncedCh)
@@ -316,6 +316,13 @@ func (c *cache[T]) finishResync(rv string) {
 	for _, d := range c.handlers {
 		d.q.Barrier(handlerqueue.Synced, now)
 	}
+}
+
+// stored reports the store's size after a change: n objects, and the
+// bytes it holds. c.mu is held.
+func (c *cache[T]) stored(n int) {
+	c.cfg.metrics.ObjectsStored(n)
+	c.cfg.metrics.StoreBytes(c.store.Bytes())
 }
 
 // notify queues a change of k for every handler. c.mu is held.

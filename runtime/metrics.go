@@ -27,6 +27,10 @@ type Metrics interface {
 	// ObjectsStored is called with the number of objects in the store after
 	// it changed.
 	ObjectsStored(n int)
+	// StoreBytes is called with the bytes the store holds (Store.Bytes: an
+	// estimate kept as objects come and go) after it changed, right after
+	// ObjectsStored.
+	StoreBytes(bytes int64)
 	// HandlerQueueDepth is called with the number of calls waiting for a
 	// handler after it changed.
 	HandlerQueueDepth(handler string, depth int)
@@ -76,10 +80,10 @@ const (
 // NopMetrics implements Metrics and does nothing.
 type NopMetrics struct{}
 
-// EventReceived implements Metrics.
 // ShardModeChanged implements Metrics.
 func (NopMetrics) ShardModeChanged(ShardMode) {}
 
+// EventReceived implements Metrics.
 func (NopMetrics) EventReceived(watch.EventType) {}
 
 // Synced implements Metrics.
@@ -99,6 +103,9 @@ func (NopMetrics) Reconnected(Reason) {}
 
 // ObjectsStored implements Metrics.
 func (NopMetrics) ObjectsStored(int) {}
+
+// StoreBytes implements Metrics.
+func (NopMetrics) StoreBytes(int64) {}
 
 // HandlerQueueDepth implements Metrics.
 func (NopMetrics) HandlerQueueDepth(string, int) {}

@@ -3,6 +3,10 @@ package runtime
 import (
 	"sort"
 	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/syncer-gen/syncer-gen/runtime/internal/memsize"
 )
 
 // Key names an object in a store. Namespace is empty for cluster-scoped objects.
@@ -22,10 +26,12 @@ func (k Key) String() string {
 // KeyOf returns the key of obj.
 func KeyOf(obj Object) Key { return Key{Namespace: obj.GetNamespace(), Name: obj.GetName()} }
 
-// entry is one stored object and the resync epoch in which it was last seen.
+// entry is one stored object, the resync epoch in which it was last seen
+// and the bytes it was estimated to hold when stored.
 type entry[T Object] struct {
 	obj   T
 	epoch uint64
+	bytes int64
 }
 
 // Store is a Syncer's typed local copy, safe for concurrent readers. Objects
@@ -35,10 +41,18 @@ type Store[T Object] struct {
 	items    map[Key]entry[T]
 	indexers map[string]func(any) []string
 	indexes  map[string]map[string]map[Key]struct{} // index name -> value -> keys
+	sizer    memsize.Sizer[T]
+	bytes    atomic.Int64 // the sum of the entries' bytes; written under mu
+}
+
+// slotBytes is what the store's map takes for one object: its key and
+// entry, a control byte, at the map's load of 7/8.
+func slotBytes[T Object]() int64 {
+	return int64(unsafe.Sizeof(Key{})+unsafe.Sizeof(entry[T]{})+1) * 8 / 7
 }
 
 func newStore[T Object](indexers map[string]func(any) []string) *Store[T] {
-	s := &Store[T]{items: map[Key]entry[T]{}, indexers: indexers}
+	s := &Store[T]{items: map[Key]entry[T]{}, indexers: indexers, sizer: memsize.For[T]()}
 	if len(indexers) > 0 {
 		s.indexes = make(map[string]map[string]map[Key]struct{}, len(indexers))
 		for name := range indexers {
@@ -71,6 +85,15 @@ func (s *Store[T]) Get(namespace, name string) (T, bool) {
 	e, ok := s.items[Key{namespace, name}]
 	return e.obj, ok
 }
+
+// Bytes returns an estimate of the heap bytes the store holds: each
+// object's (its struct and everything reachable from it, each allocation
+// rounded up as Go's allocator does; see runtime/internal/memsize), and a
+// map slot per object. It is kept as objects come and go, estimated once
+// as each is stored, and costs nothing to read. Not counted: the indexes,
+// the map's spare room, and what handlers' queues hold. Metrics.StoreBytes
+// reports it after every change.
+func (s *Store[T]) Bytes() int64 { return s.bytes.Load() }
 
 // Len returns the number of objects.
 func (s *Store[T]) Len() int {
@@ -155,12 +178,16 @@ func (s *Store[T]) get(k Key) (entry[T], bool) {
 
 // put stores obj under k, seen in epoch, and returns the number of objects.
 func (s *Store[T]) put(k Key, obj T, epoch uint64) int {
+	size := s.sizer.Of(obj) + slotBytes[T]() // before the lock: readers need not wait for it
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	delta := size
 	if old, ok := s.items[k]; ok {
 		s.unindex(k, old.obj)
+		delta -= old.bytes
 	}
-	s.items[k] = entry[T]{obj: obj, epoch: epoch}
+	s.items[k] = entry[T]{obj: obj, epoch: epoch, bytes: size}
+	s.bytes.Add(delta)
 	s.index(k, obj)
 	return len(s.items)
 }
@@ -182,6 +209,7 @@ func (s *Store[T]) remove(k Key) (T, bool, int) {
 	e, ok := s.items[k]
 	if ok {
 		delete(s.items, k)
+		s.bytes.Add(-e.bytes)
 		s.unindex(k, e.obj)
 	}
 	return e.obj, ok, len(s.items)
@@ -196,6 +224,7 @@ func (s *Store[T]) sweep(epoch uint64) ([]T, int) {
 	for k, e := range s.items {
 		if e.epoch < epoch {
 			delete(s.items, k)
+			s.bytes.Add(-e.bytes)
 			s.unindex(k, e.obj)
 			gone = append(gone, e.obj)
 		}

@@ -1,4 +1,4 @@
-package main
+package driver
 
 import (
 	"math"
@@ -6,9 +6,9 @@ import (
 	"time"
 )
 
-// median returns the median of xs (the mean of the middle two for an even
-// count), or NaN for none.
-func median(xs []float64) float64 {
+// Median returns the median of xs (the mean of the middle two for an even
+// Count), or NaN for none.
+func Median(xs []float64) float64 {
 	if len(xs) == 0 {
 		return math.NaN()
 	}
@@ -21,9 +21,9 @@ func median(xs []float64) float64 {
 	return (s[m-1] + s[m]) / 2
 }
 
-// percentile returns the p-th percentile (0 < p <= 100) of ds by the
+// Percentile returns the p-th percentile (0 < p <= 100) of ds by the
 // nearest-rank method, or 0 for none.
-func percentile(ds []time.Duration, p float64) time.Duration {
+func Percentile(ds []time.Duration, p float64) time.Duration {
 	if len(ds) == 0 {
 		return 0
 	}
@@ -34,12 +34,12 @@ func percentile(ds []time.Duration, p float64) time.Duration {
 	return s[rank-1]
 }
 
-func lagPercentiles(ds []time.Duration) (p50, p99 time.Duration) {
-	return percentile(ds, 50), percentile(ds, 99)
+func LagPercentiles(ds []time.Duration) (p50, p99 time.Duration) {
+	return Percentile(ds, 50), Percentile(ds, 99)
 }
 
-// ratio returns a/b, or NaN when either is missing or b is zero.
-func ratio(a, b float64) float64 {
+// Ratio returns a/b, or NaN when either is missing or b is zero.
+func Ratio(a, b float64) float64 {
 	if math.IsNaN(a) || math.IsNaN(b) || b == 0 {
 		return math.NaN()
 	}

@@ -1,4 +1,4 @@
-package main
+package driver
 
 import (
 	"encoding/json"
@@ -24,28 +24,28 @@ import (
 //	parent: exit
 //	child:  exit {exitReport}       and exits
 const (
-	msgSynced = "synced"
-	msgReady  = "ready"
-	msgSteady = "steady"
-	msgExit   = "exit"
-	cmdGo     = "go"
-	cmdSteady = "steady"
-	cmdEnd    = "end"
-	cmdExit   = "exit"
-	cmdProbe  = "probe"
-	// cmdRequests asks, and msgRequests answers, what was counted.
-	cmdRequests = "requests"
-	msgRequests = "requests"
+	MsgSynced = "synced"
+	MsgReady  = "ready"
+	MsgSteady = "steady"
+	MsgExit   = "exit"
+	CmdGo     = "go"
+	CmdSteady = "steady"
+	CmdEnd    = "end"
+	CmdExit   = "exit"
+	CmdProbe  = "probe"
+	// CmdRequests asks, and msgRequests answers, what was counted.
+	CmdRequests = "requests"
+	MsgRequests = "requests"
 )
 
-// requestsReport is the requests of the resource a child sent since the
+// RequestsReport is the requests of the resource a child sent since the
 // parent said probe, by requestKind.
-type requestsReport struct {
+type RequestsReport struct {
 	Kinds map[string]int `json:"kinds"`
 }
 
-// syncReport is what a child measured up to synced.
-type syncReport struct {
+// SyncReport is what a child measured up to synced.
+type SyncReport struct {
 	SyncSeconds     float64 `json:"syncSeconds"`
 	Objects         int     `json:"objects"`
 	HWMBytes        int64   `json:"hwmBytes"`
@@ -57,10 +57,13 @@ type syncReport struct {
 	BytesRead int64 `json:"bytesRead"`
 	// StoreDigest is digest() of the store's names and resourceVersions (-digest).
 	StoreDigest string `json:"storeDigest,omitempty"`
+	// StoreBytes is what our syncer's store says it holds (Store.Bytes);
+	// 0 for the other contenders.
+	StoreBytes int64 `json:"storeBytes,omitempty"`
 }
 
-// steadyReport is what a child measured during the steady state.
-type steadyReport struct {
+// SteadyReport is what a child measured during the steady state.
+type SteadyReport struct {
 	Events        int     `json:"events"`
 	CPUSeconds    float64 `json:"cpuSeconds"`
 	LagP50Seconds float64 `json:"lagP50Seconds"`
@@ -84,12 +87,12 @@ type steadyReport struct {
 	SlowMaxDepth    int     `json:"slowMaxDepth,omitempty"`
 }
 
-// exitReport is what a child measured at exit.
-type exitReport struct {
+// ExitReport is what a child measured at exit.
+type ExitReport struct {
 	HWMBytes int64 `json:"hwmBytes"`
 }
 
-func writeMsg(w io.Writer, kind string, v any) error {
+func WriteMsg(w io.Writer, kind string, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -98,9 +101,9 @@ func writeMsg(w io.Writer, kind string, v any) error {
 	return err
 }
 
-// parseMsg splits a child's line and decodes its JSON into v when the kind
+// ParseMsg splits a child's line and decodes its JSON into v when the kind
 // is want.
-func parseMsg(line, want string, v any) error {
+func ParseMsg(line, want string, v any) error {
 	kind, body, _ := strings.Cut(line, " ")
 	if kind != want {
 		return fmt.Errorf("child said %q, expected %s", truncate(line, 200), want)

@@ -1,4 +1,4 @@
-package main
+package driver
 
 import (
 	"bufio"
@@ -11,11 +11,11 @@ import (
 	"time"
 )
 
-// vmHWM returns the process's peak resident set size in bytes.
-func vmHWM() (int64, error) { return statusBytes("self", "VmHWM") }
+// VmHWM returns the process's peak resident set size in bytes.
+func VmHWM() (int64, error) { return StatusBytes("self", "VmHWM") }
 
-// statusBytes reads a memory field (VmHWM, VmRSS) of /proc/<pid>/status.
-func statusBytes(pid, field string) (int64, error) {
+// StatusBytes reads a memory field (VmHWM, VmRSS) of /proc/<pid>/status.
+func StatusBytes(pid, field string) (int64, error) {
 	f, err := os.Open("/proc/" + pid + "/status")
 	if err != nil {
 		return 0, err
@@ -49,14 +49,14 @@ func parseStatusBytes(r io.Reader, field string) (int64, error) {
 	return 0, fmt.Errorf("no %s line", field)
 }
 
-// resetHWM sets the peak resident set size of pid (VmHWM) to its current
+// ResetHWM sets the peak resident set size of pid (VmHWM) to its current
 // one, so that VmHWM read later is the peak since now.
-func resetHWM(pid int) error {
+func ResetHWM(pid int) error {
 	return os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", pid), []byte("5"), 0)
 }
 
-// cpuTime returns the user and system CPU time the process used so far.
-func cpuTime() time.Duration {
+// CPUTime returns the user and system CPU time the process used so far.
+func CPUTime() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0

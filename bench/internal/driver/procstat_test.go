@@ -1,4 +1,4 @@
-package main
+package driver
 
 import (
 	"os"
@@ -28,17 +28,17 @@ func TestParseStatusBytes(t *testing.T) {
 }
 
 func TestVmHWMOfSelf(t *testing.T) {
-	got, err := vmHWM()
+	got, err := VmHWM()
 	if err != nil || got <= 0 {
 		t.Errorf("vmHWM() = %d, %v", got, err)
 	}
-	if rss, err := statusBytes(strconv.Itoa(os.Getpid()), "VmRSS"); err != nil || rss <= 0 {
+	if rss, err := StatusBytes(strconv.Itoa(os.Getpid()), "VmRSS"); err != nil || rss <= 0 {
 		t.Errorf("VmRSS of self = %d, %v", rss, err)
 	}
-	if err := resetHWM(os.Getpid()); err != nil {
+	if err := ResetHWM(os.Getpid()); err != nil {
 		t.Errorf("resetHWM(self): %v", err)
 	}
-	if cpuTime() <= 0 {
+	if CPUTime() <= 0 {
 		t.Errorf("cpuTime() is not positive")
 	}
 }

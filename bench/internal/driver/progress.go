@@ -1,4 +1,4 @@
-package main
+package driver
 
 import (
 	"fmt"
@@ -23,14 +23,14 @@ type progress struct {
 	stopped  chan struct{}
 }
 
-func startProgress(what string, total int) *progress {
+func StartProgress(what string, total int) *progress {
 	p := &progress{w: os.Stderr, what: what, total: total, started: time.Now(),
 		terminal: term.IsTerminal(int(os.Stderr.Fd())), stop: make(chan struct{}), stopped: make(chan struct{})}
 	go p.loop()
 	return p
 }
 
-func (p *progress) add(n int) { p.done.Add(int64(n)) }
+func (p *progress) Add(n int) { p.done.Add(int64(n)) }
 
 func (p *progress) loop() {
 	defer close(p.stopped)
@@ -59,8 +59,8 @@ func (p *progress) line(n int) string {
 	return fmt.Sprintf("%s %d/%d (%.0f/s, %s)", p.what, n, p.total, float64(n)/el.Seconds(), el.Round(100*time.Millisecond))
 }
 
-// finish stops the display and prints the final count.
-func (p *progress) finish() {
+// Finish stops the display and prints the final count.
+func (p *progress) Finish() {
 	close(p.stop)
 	<-p.stopped
 	if p.terminal {

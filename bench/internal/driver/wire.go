@@ -1,4 +1,4 @@
-package main
+package driver
 
 import (
 	"context"
@@ -12,9 +12,9 @@ import (
 	"time"
 )
 
-// countingDial is a rest.Config Dial that adds every byte read from the
+// CountingDial is a rest.Config Dial that adds every byte read from the
 // sockets it opens to n: what the server sent, as it came on the wire.
-func countingDial(n *atomic.Int64) func(ctx context.Context, network, addr string) (net.Conn, error) {
+func CountingDial(n *atomic.Int64) func(ctx context.Context, network, addr string) (net.Conn, error) {
 	d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		c, err := d.DialContext(ctx, network, addr)
@@ -36,9 +36,9 @@ func (c *countingConn) Read(b []byte) (int, error) {
 	return k, err
 }
 
-// digest sums up a store's "namespace/name resourceVersion" lines, in any
+// Digest sums up a store's "namespace/name resourceVersion" lines, in any
 // order, as "<count>:<hash>".
-func digest(keys []string) string {
+func Digest(keys []string) string {
 	keys = slices.Clone(keys)
 	slices.Sort(keys)
 	sum := sha256.Sum256([]byte(strings.Join(keys, "\n")))

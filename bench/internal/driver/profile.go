@@ -1,4 +1,4 @@
-package main
+package driver
 
 import (
 	"fmt"
@@ -8,21 +8,21 @@ import (
 	"runtime/pprof"
 )
 
-// profiler writes a child's CPU and heap profiles when a folder is given,
+// Profiler writes a child's CPU and heap profiles when a folder is given,
 // and does nothing otherwise.
-type profiler struct {
+type Profiler struct {
 	dir, tag string
 	cpu      *os.File
 }
 
-func newProfiler(dir, tag string) *profiler { return &profiler{dir: dir, tag: tag} }
+func NewProfiler(dir, tag string) *Profiler { return &Profiler{dir: dir, tag: tag} }
 
-func (p *profiler) path(phase, what string) string {
+func (p *Profiler) path(phase, what string) string {
 	return filepath.Join(p.dir, fmt.Sprintf("%s.%s.%s.pprof", p.tag, phase, what))
 }
 
-// startCPU starts a CPU profile of phase.
-func (p *profiler) startCPU(phase string) error {
+// StartCPU starts a CPU profile of phase.
+func (p *Profiler) StartCPU(phase string) error {
 	if p.dir == "" {
 		return nil
 	}
@@ -38,8 +38,8 @@ func (p *profiler) startCPU(phase string) error {
 	return nil
 }
 
-// stopCPU ends the running CPU profile, if any.
-func (p *profiler) stopCPU() {
+// StopCPU ends the running CPU profile, if any.
+func (p *Profiler) StopCPU() {
 	if p.cpu == nil {
 		return
 	}
@@ -48,8 +48,8 @@ func (p *profiler) stopCPU() {
 	p.cpu = nil
 }
 
-// writeHeap writes a heap profile (in use after a GC, and allocations).
-func (p *profiler) writeHeap(phase string) error {
+// WriteHeap writes a heap profile (in use after a GC, and allocations).
+func (p *Profiler) WriteHeap(phase string) error {
 	if p.dir == "" {
 		return nil
 	}

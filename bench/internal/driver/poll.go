@@ -1,4 +1,4 @@
-package main
+package driver
 
 import (
 	"context"
@@ -10,8 +10,8 @@ import (
 // seconds, cheap against the CPU of a sync.
 const pollInterval = time.Millisecond
 
-// pollUntil checks cond until it holds, ctx is done or timeout passes.
-func pollUntil(ctx context.Context, timeout time.Duration, cond func() bool) error {
+// PollUntil checks cond until it holds, ctx is done or timeout passes.
+func PollUntil(ctx context.Context, timeout time.Duration, cond func() bool) error {
 	if cond() {
 		return nil
 	}

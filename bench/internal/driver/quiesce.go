@@ -1,4 +1,4 @@
-package main
+package driver
 
 import (
 	"context"
@@ -59,9 +59,9 @@ func readProcStat(pid int) (procStat, error) {
 	return parseProcStat(string(b))
 }
 
-// serverPIDs returns the pids of this process's children named etcd or
+// ServerPIDs returns the pids of this process's children named etcd or
 // kube-apiserver, the test bed it started, and that of kube-apiserver.
-func serverPIDs() (pids []int, apiserver int) {
+func ServerPIDs() (pids []int, apiserver int) {
 	paths, _ := filepath.Glob("/proc/[0-9]*/stat")
 	for _, p := range paths {
 		pid, err := strconv.Atoi(filepath.Base(filepath.Dir(p)))
@@ -79,8 +79,8 @@ func serverPIDs() (pids []int, apiserver int) {
 	return pids, apiserver
 }
 
-// cpuOf returns the CPU time used so far by pids together.
-func cpuOf(pids []int) time.Duration {
+// CPUOf returns the CPU time used so far by pids together.
+func CPUOf(pids []int) time.Duration {
 	var total time.Duration
 	for _, pid := range pids {
 		if st, err := readProcStat(pid); err == nil {
@@ -90,10 +90,10 @@ func cpuOf(pids []int) time.Duration {
 	return total
 }
 
-// quiesce waits until pids together use under quiesceShare of a CPU over a
+// Quiesce waits until pids together use under quiesceShare of a CPU over a
 // window, or until quiesceTimeout passes; it tells how long it waited and
 // whether the servers went idle.
-func quiesce(ctx context.Context, pids []int) (time.Duration, bool, error) {
+func Quiesce(ctx context.Context, pids []int) (time.Duration, bool, error) {
 	started := time.Now()
 	if len(pids) == 0 {
 		return 0, false, nil
@@ -102,7 +102,7 @@ func quiesce(ctx context.Context, pids []int) (time.Duration, bool, error) {
 	defer deadline.Stop()
 	tick := time.NewTicker(quiesceWindow)
 	defer tick.Stop()
-	last := cpuOf(pids)
+	last := CPUOf(pids)
 	for {
 		select {
 		case <-ctx.Done():
@@ -110,7 +110,7 @@ func quiesce(ctx context.Context, pids []int) (time.Duration, bool, error) {
 		case <-deadline.C:
 			return time.Since(started), false, nil
 		case <-tick.C:
-			now := cpuOf(pids)
+			now := CPUOf(pids)
 			if float64(now-last) < quiesceShare*float64(quiesceWindow) {
 				return time.Since(started), true, nil
 			}

@@ -1,4 +1,4 @@
-package main
+package driver
 
 import (
 	"fmt"
@@ -7,18 +7,18 @@ import (
 	"unicode/utf8"
 )
 
-// table is a markdown table whose columns are padded to line up on a
+// Table is a markdown table whose columns are padded to line up on a
 // terminal too. The first column is left-aligned, the others right-aligned.
-type table struct {
-	header []string
+type Table struct {
+	Header []string
 	rows   [][]string
 }
 
-func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
+func (t *Table) Add(cells ...string) { t.rows = append(t.rows, cells) }
 
-func (t *table) String() string {
-	widths := make([]int, len(t.header))
-	for _, row := range append([][]string{t.header}, t.rows...) {
+func (t *Table) String() string {
+	widths := make([]int, len(t.Header))
+	for _, row := range append([][]string{t.Header}, t.rows...) {
 		for i, c := range row {
 			if i < len(widths) {
 				widths[i] = max(widths[i], utf8.RuneCountInString(c), 3)
@@ -42,7 +42,7 @@ func (t *table) String() string {
 		}
 		b.WriteString("\n")
 	}
-	line(t.header)
+	line(t.Header)
 	b.WriteString("|")
 	for i, w := range widths {
 		if i == 0 {
@@ -58,24 +58,24 @@ func (t *table) String() string {
 	return b.String()
 }
 
-// num formats x with the given decimals, or "-" when it is NaN.
-func num(x float64, decimals int) string {
+// Num formats x with the given decimals, or "-" when it is NaN.
+func Num(x float64, decimals int) string {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
 		return "-"
 	}
 	return fmt.Sprintf("%.*f", decimals, x)
 }
 
-// times formats a ratio as "1.03x", or "-".
-func times(x float64) string {
+// Times formats a ratio as "1.03x", or "-".
+func Times(x float64) string {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
 		return "-"
 	}
 	return fmt.Sprintf("%.2fx", x)
 }
 
-// fixed2 formats a ratio for the machine-readable line: two decimals, or "nan".
-func fixed2(x float64) string {
+// Fixed2 formats a ratio for the machine-readable line: two decimals, or "nan".
+func Fixed2(x float64) string {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
 		return "nan"
 	}

@@ -1,0 +1,15 @@
+package driver
+
+// Contender is one way of getting the objects, run in its own process.
+type Contender struct {
+	Name string
+	// Steady: the contender also runs the steady-state round.
+	Steady bool
+	// Slow: the contender has a second handler, slow in the steady state.
+	Slow bool
+	// Env is added to the child's environment (which is otherwise the
+	// parent's, so GOGC and GOMAXPROCS are the same for every contender).
+	Env []string
+	// What says what it does, for the table's legend.
+	What string
+}

@@ -1,0 +1,174 @@
+package driver
+
+import (
+	"math"
+	"slices"
+	"strings"
+)
+
+// Result is one child run of one contender.
+type Result struct {
+	Contender string
+	Round     int
+	Sync      SyncReport
+	Steady    *SteadyReport
+	WriteRate float64 // updates per second the parent wrote in the steady state
+	Pool      int     // objects the steady state's updates cycle over
+	Exit      ExitReport
+}
+
+// Summary holds the medians over the rounds of one contender; NaN where
+// the contender has no such figure.
+type Summary struct {
+	Contender    string
+	Runs         int
+	SyncSeconds  float64
+	SyncMin      float64
+	SyncMax      float64
+	HWMSyncMiB   float64
+	hwmExitMiB   float64
+	AllocMiB     float64
+	ReadMiB      float64 // read from the server's sockets up to synced
+	StoreMiB     float64 // what our syncer's store says it holds at sync (Store.Bytes); NaN for others
+	Objects      float64
+	CPUPer1k     float64 // CPU seconds per 1,000 events in the steady state
+	LagP50ms     float64
+	LagP99ms     float64
+	SteadyEvents float64
+	WriteRate    float64
+	// After the steady state: memory (medians), watch restarts (largest
+	// of any round) and the slow handler, for the contenders that have one.
+	HWMSteadyMiB float64
+	LiveHeapMiB  float64
+	Requests     float64 // max
+	Restarts     float64 // max
+	Reasons      string
+	SlowCalls    float64
+	SlowCallMs   float64 // mean time of one call
+	SlowPending  float64
+	SlowMaxDepth float64 // max
+	Pool         float64
+	Notes        string
+}
+
+const MiB = 1 << 20
+
+// Summarize returns the medians of each contender's runs, in the order of names.
+func Summarize(rs []Result, names []string) []Summary {
+	out := make([]Summary, 0, len(names))
+	for _, name := range names {
+		var mine []Result
+		for _, r := range rs {
+			if r.Contender == name {
+				mine = append(mine, r)
+			}
+		}
+		out = append(out, summarizeOne(name, mine))
+	}
+	return out
+}
+
+func summarizeOne(name string, rs []Result) Summary {
+	med := func(f func(Result) (float64, bool)) float64 {
+		var xs []float64
+		for _, r := range rs {
+			if x, ok := f(r); ok {
+				xs = append(xs, x)
+			}
+		}
+		return Median(xs)
+	}
+	always := func(f func(Result) float64) func(Result) (float64, bool) {
+		return func(r Result) (float64, bool) { return f(r), true }
+	}
+	steady := func(f func(*SteadyReport) float64) func(Result) (float64, bool) {
+		return func(r Result) (float64, bool) {
+			if r.Steady == nil || r.Steady.Events == 0 {
+				return 0, false
+			}
+			return f(r.Steady), true
+		}
+	}
+	most := func(f func(*SteadyReport) float64) float64 {
+		m := math.NaN()
+		for _, r := range rs {
+			if x, ok := steady(f)(r); ok && !(x <= m) {
+				m = x
+			}
+		}
+		return m
+	}
+	syncMin, syncMax := math.NaN(), math.NaN()
+	for i, r := range rs {
+		if i == 0 || r.Sync.SyncSeconds < syncMin {
+			syncMin = r.Sync.SyncSeconds
+		}
+		if i == 0 || r.Sync.SyncSeconds > syncMax {
+			syncMax = r.Sync.SyncSeconds
+		}
+	}
+	var noteList, reasonList []string
+	for _, r := range rs {
+		noteList = addNew(noteList, r.Sync.Note)
+		if r.Steady != nil {
+			reasonList = addNew(reasonList, r.Steady.RestartReasons)
+		}
+	}
+	return Summary{
+		Contender:   name,
+		Runs:        len(rs),
+		SyncSeconds: med(always(func(r Result) float64 { return r.Sync.SyncSeconds })),
+		SyncMin:     syncMin,
+		SyncMax:     syncMax,
+		HWMSyncMiB:  med(always(func(r Result) float64 { return float64(r.Sync.HWMBytes) / MiB })),
+		hwmExitMiB:  med(always(func(r Result) float64 { return float64(r.Exit.HWMBytes) / MiB })),
+		AllocMiB:    med(always(func(r Result) float64 { return float64(r.Sync.TotalAllocBytes) / MiB })),
+		ReadMiB:     med(always(func(r Result) float64 { return float64(r.Sync.BytesRead) / MiB })),
+		StoreMiB: med(func(r Result) (float64, bool) {
+			return float64(r.Sync.StoreBytes) / MiB, r.Sync.StoreBytes > 0
+		}),
+		Objects:      med(always(func(r Result) float64 { return float64(r.Sync.Objects) })),
+		CPUPer1k:     med(steady(func(s *SteadyReport) float64 { return s.CPUSeconds / float64(s.Events) * 1000 })),
+		LagP50ms:     med(steady(func(s *SteadyReport) float64 { return s.LagP50Seconds * 1000 })),
+		LagP99ms:     med(steady(func(s *SteadyReport) float64 { return s.LagP99Seconds * 1000 })),
+		SteadyEvents: med(steady(func(s *SteadyReport) float64 { return float64(s.Events) })),
+		WriteRate:    med(func(r Result) (float64, bool) { return r.WriteRate, r.Steady != nil && r.Steady.Events > 0 }),
+		HWMSteadyMiB: med(steady(func(s *SteadyReport) float64 { return float64(s.HWMBytes) / MiB })),
+		LiveHeapMiB:  med(steady(func(s *SteadyReport) float64 { return float64(s.LiveHeapBytes) / MiB })),
+		Requests:     most(func(s *SteadyReport) float64 { return float64(s.Requests) }),
+		Restarts:     most(func(s *SteadyReport) float64 { return float64(s.Restarts) }),
+		Reasons:      strings.Join(reasonList, "; "),
+		SlowCalls:    med(steady(func(s *SteadyReport) float64 { return float64(s.SlowCalls) })),
+		SlowCallMs: med(func(r Result) (float64, bool) {
+			if r.Steady == nil || r.Steady.SlowCalls == 0 {
+				return 0, false
+			}
+			return r.Steady.SlowBusySeconds / float64(r.Steady.SlowCalls) * 1000, true
+		}),
+		SlowPending:  med(steady(func(s *SteadyReport) float64 { return float64(s.SlowPending) })),
+		SlowMaxDepth: most(func(s *SteadyReport) float64 { return float64(s.SlowMaxDepth) }),
+		Pool:         med(func(r Result) (float64, bool) { return float64(r.Pool), r.Steady != nil && r.Steady.Events > 0 }),
+		Notes:        strings.Join(noteList, "; "),
+	}
+}
+
+// addNew appends s to list unless it is empty or already there.
+func addNew(list []string, s string) []string {
+	if s == "" || slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
+}
+
+// Find returns the summary of name, or one of NaNs when it did not run.
+func Find(ss []Summary, name string) Summary {
+	for _, s := range ss {
+		if s.Contender == name {
+			return s
+		}
+	}
+	nan := math.NaN()
+	return Summary{Contender: name, SyncSeconds: nan, SyncMin: nan, SyncMax: nan, HWMSyncMiB: nan, hwmExitMiB: nan, AllocMiB: nan, ReadMiB: nan, StoreMiB: nan,
+		Objects: nan, CPUPer1k: nan, LagP50ms: nan, LagP99ms: nan, SteadyEvents: nan, WriteRate: nan,
+		HWMSteadyMiB: nan, LiveHeapMiB: nan, Requests: nan, Restarts: nan, SlowCalls: nan, SlowCallMs: nan, SlowPending: nan, SlowMaxDepth: nan, Pool: nan}
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package memsize
+
+const raceEnabled = false
