@@ -20,6 +20,7 @@ func TestProjectedSyncerThroughControllerRuntime(t *testing.T) {
 	for i := range 4 {
 		d.Add(corev1syncers.NodePodFrom(deploymentPod("shop", i, []string{"node-a", "node-b"}[i%2])))
 	}
+	d.Sync() // the Reader, as controller-runtime's cache, answers once synced
 	if len(added) != 4 {
 		t.Fatalf("handler got %v, want 4 pods", added)
 	}
