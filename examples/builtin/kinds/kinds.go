@@ -33,3 +33,23 @@ type Node = corev1.Node
 // +syncer-gen
 // +syncer-gen:index(app)=.spec.selector.matchLabels[app]
 type Deployment = appsv1.Deployment
+
+// NodePod is core/v1 Pod as a node agent reads it: its labels and owners,
+// its node, its containers' names and images, its phase and IPs. The
+// syncer's generated decoders read these off the wire and skip the rest
+// (specs' env, probes, volumes, statuses' conditions, managed fields...):
+// the store keeps about a tenth of a full Pod's bytes (README: Projected
+// syncers).
+//
+// +syncer-gen
+// +syncer-gen:keep=.metadata.labels
+// +syncer-gen:keep=.metadata.ownerReferences
+// +syncer-gen:keep=.spec.nodeName
+// +syncer-gen:keep=.spec.containers[*].name
+// +syncer-gen:keep=.spec.containers[*].image
+// +syncer-gen:keep=.status.phase
+// +syncer-gen:keep=.status.podIP
+// +syncer-gen:keep=.status.podIPs
+// +syncer-gen:index(nodeName)=.spec.nodeName
+// +syncer-gen:index(phase)=.status.phase
+type NodePod = corev1.Pod

@@ -3,9 +3,12 @@
 /*
 Copyright The syncer-gen Authors.
 */
-// syncer-gen input: github.com/syncer-gen/syncer-gen/examples/crd/api/shop/v1alpha1
+/*
+syncer-gen input: github.com/syncer-gen/syncer-gen/examples/crd/api/shop/v1alpha1
+syncer-gen input: github.com/syncer-gen/syncer-gen/examples/crd/views
+*/
 
-// Package v1alpha1 has the syncers of API group shop.example.com, version v1alpha1: Widget.
+// Package v1alpha1 has the syncers of API group shop.example.com, version v1alpha1: Widget, WidgetView.
 //
 // Each syncer keeps a typed local copy of one resource in sync with an API server
 // and tells handlers what changed; New<Kind>Syncer makes one from a *rest.Config,
