@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -108,19 +107,3 @@ func TestNoGzipContenders(t *testing.T) {
 	}
 }
 
-// Until its projected syncer is generated, ours-projected is skipped by the
-// parent, with a line saying why, and refused by the child.
-func TestProjectedContenderWaitsForItsSyncer(t *testing.T) {
-	run, skipped := runnable(projContenders, false)
-	if slices.Contains(namesOf(run), oursProjected) || len(skipped) != 1 || !strings.Contains(skipped[0], oursProjected) {
-		t.Errorf("not generated: ran %v, skipped %q", namesOf(run), skipped)
-	}
-	if run, skipped = runnable(projContenders, true); !slices.Contains(namesOf(run), oursProjected) || len(skipped) != 0 {
-		t.Errorf("generated: ran %v, skipped %q", namesOf(run), skipped)
-	}
-	if runProjectedPods == nil {
-		if _, err := projPods.kind.run(context.Background(), oursProjected, &childEnv{}); !errors.Is(err, errNotGenerated) {
-			t.Errorf("the child ran ours-projected without its syncer: %v", err)
-		}
-	}
-}

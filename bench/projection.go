@@ -49,43 +49,39 @@ var projContenders = andWithoutGzip([]driver.Contender{
 		What: "client-go SharedIndexInformer over Pods, WatchListClient on, protobuf, with a transform that clears managedFields before the informer stores a pod (controller-runtime's TransformStripManagedFields, a client-go cache.TransformFunc)"},
 	{Name: oursStrip, Steady: true, What: "the generated PodSyncer (examples/builtin) with runtime.WithStripManagedFields()"},
 	{Name: oursProjected, Steady: true,
-		What: "the projected Pod syncer: name, namespace, uid, resourceVersion, labels, ownerReferences, spec.nodeName, containers' names and images, status.phase, podIP(s) (bench/projected.go)"},
+		What: "the generated NodePodSyncer (examples/builtin): a projection of Pod to name, namespace, uid, resourceVersion, labels, ownerReferences, spec.nodeName, containers' names and images, status.phase, podIP(s)"},
 })
 
 var projCRDContenders = []driver.Contender{
 	{Name: ours, What: "the generated WidgetSyncer (examples/crd), default options: whole widgets"},
-	{Name: oursProjected, What: "the projected Widget syncer (bench/projected.go)"},
+	{Name: oursProjected, What: "the generated WidgetViewSyncer (examples/crd/views): a projection of Widget to spec.owner, color and size, status.phase"},
 }
 
 // The part's resources, as a child looks them up (lookupResource): the
 // full kinds' contenders and ours-projected.
 var (
-	projPods = resource{plural: "pods", kind: projectedKind{full: resources["pods"].kind, projected: &runProjectedPods},
+	projPods = resource{plural: "pods", kind: projectedKind{full: resources["pods"].kind, projected: runProjectedPods},
 		stampLabel: true}
-	projWidgets = resource{plural: "widgets", newObject: widgets.newObject, kind: projectedKind{full: widgets.kind, projected: &runProjectedWidgets}}
+	projWidgets = resource{plural: "widgets", newObject: widgets.newObject, kind: projectedKind{full: widgets.kind, projected: runProjectedWidgets}}
 )
 
-// projectedKind runs ours-projected with *projected, any other contender
+// projectedKind runs ours-projected with projected, any other contender
 // as full does.
 type projectedKind struct {
 	full      childKind
-	projected *func(ctx context.Context, e *childEnv) (syncOutcome, error)
+	projected func(ctx context.Context, e *childEnv) (syncOutcome, error)
 }
 
 func (k projectedKind) run(ctx context.Context, contender string, e *childEnv) (syncOutcome, error) {
 	if contender != oursProjected {
 		return k.full.run(ctx, contender, e)
 	}
-	if *k.projected == nil {
-		return syncOutcome{}, errNotGenerated
-	}
-	return (*k.projected)(ctx, e)
+	return k.projected(ctx, e)
 }
 
 // projectionOutcome is what the part measured.
 type projectionOutcome struct {
 	pods, crs []driver.Result
-	skipped   []string // contenders not run, and why
 	stored    string   // what the server keeps of a pod
 	n, crN    int
 	crSize    int // a widget's payload
@@ -104,9 +100,7 @@ func (b *bench) projectionRounds(ctx context.Context) (projectionOutcome, error)
 		return out, err
 	}
 	fmt.Fprintln(os.Stderr, "projection:", out.stored)
-	cs, skipped := runnable(projContenders, runProjectedPods != nil)
-	out.skipped = append(out.skipped, skipped...)
-	if out.pods, err = pb.runRounds(ctx, "projection ", cs); err != nil {
+	if out.pods, err = pb.runRounds(ctx, "projection ", projContenders); err != nil {
 		return out, err
 	}
 
@@ -115,26 +109,8 @@ func (b *bench) projectionRounds(ctx context.Context) (projectionOutcome, error)
 	if err := b.populateWidgets(ctx, cb.o, projWidgets); err != nil {
 		return out, err
 	}
-	cs, skipped = runnable(projCRDContenders, runProjectedWidgets != nil)
-	for _, s := range skipped {
-		out.skipped = append(out.skipped, "widgets: "+s)
-	}
-	out.crs, err = cb.runRounds(ctx, "projection crd ", cs)
+	out.crs, err = cb.runRounds(ctx, "projection crd ", projCRDContenders)
 	return out, err
-}
-
-// runnable returns the contenders of cs that can run: ours-projected only
-// when its syncer is generated; and a line for each one skipped.
-func runnable(cs []driver.Contender, projected bool) (run []driver.Contender, skipped []string) {
-	for _, c := range cs {
-		if c.Name == oursProjected && !projected {
-			skipped = append(skipped, fmt.Sprintf("%s skipped: %v", c.Name, errNotGenerated))
-			fmt.Fprintln(os.Stderr, "projection:", skipped[len(skipped)-1])
-			continue
-		}
-		run = append(run, c)
-	}
-	return run, skipped
 }
 
 // populateProjectionPods writes each pod as its three field managers do.
@@ -282,10 +258,6 @@ func reportProjection(w io.Writer, p projectionOutcome, pods, crs []driver.Summa
 	fmt.Fprintf(w, "\nA CRD: %d widgets (JSON) with a payload of %d B each; medians over the rounds:\n\n%s\n", p.crN, p.crSize, projectionTable(crs))
 	for _, c := range projCRDContenders {
 		fmt.Fprintf(w, "- %s: %s\n", c.Name, c.What)
-	}
-	fmt.Fprintln(w)
-	for _, s := range p.skipped {
-		fmt.Fprintln(w, s)
 	}
 	fmt.Fprintf(w, "\nProjection ratios:\n\n%s\n", driver.ComparisonTable(cs))
 }
