@@ -179,7 +179,12 @@ func (s *source[T]) open(ctx context.Context, opts metav1.ListOptions) (*stream,
 		return nil, errDecode{fmt.Errorf("watch response as %s: %w", mediaType, err)}
 	}
 	frames := streaming.NewDecoder(framer.NewFrameReader(readCloser{buf, body}), events)
-	return &stream{frames: frames, objects: objects, body: body, cancel: cancel, timeout: timeout}, nil
+	return &stream{frames: frames, objects: objects, newObject: s.newObject, body: body, cancel: cancel, timeout: timeout}, nil
+}
+
+// newObject returns an empty T, as a runtime.Object.
+func (s *source[T]) newObject() kruntime.Object {
+	return reflect.New(s.elemType).Interface().(kruntime.Object)
 }
 
 // sniff tells from the first byte of a watch response which of the media

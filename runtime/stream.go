@@ -16,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/syncer-gen/syncer-gen/runtime/internal/wire"
 )
 
 // stream is an open watch response whose events the Syncer decodes on its
@@ -25,14 +27,18 @@ import (
 // Decoding is that of client-go's rest/watch.Decoder, with one WatchEvent
 // reused for every frame.
 type stream struct {
-	frames   streaming.Decoder // WatchEvent frames
-	objects  kruntime.Decoder  // the objects inside them
-	event    metav1.WatchEvent
-	body     io.ReadCloser
-	cancel   context.CancelFunc
-	timeout  time.Duration // the timeout the watch asked the server for
-	expired  atomic.Bool
-	stopOnce sync.Once
+	frames  streaming.Decoder // WatchEvent frames
+	objects kruntime.Decoder  // the objects inside them
+	// newObject returns an empty object of the Syncer's type, for a
+	// bookmark read from its bytes (see wire.ReadBookmark); nil to decode
+	// bookmarks as any object.
+	newObject func() kruntime.Object
+	event     metav1.WatchEvent
+	body      io.ReadCloser
+	cancel    context.CancelFunc
+	timeout   time.Duration // the timeout the watch asked the server for
+	expired   atomic.Bool
+	stopOnce  sync.Once
 }
 
 // next returns the next event. A stream that ended (closed by the server,
@@ -56,6 +62,11 @@ func (s *stream) next() (watch.Event, error) {
 	default:
 		return watch.Event{}, errDecode{fmt.Errorf("invalid watch event type %q", s.event.Type)}
 	}
+	if typ == watch.Bookmark && s.newObject != nil {
+		if b, ok := wire.ReadBookmark(s.event.Object.Raw); ok {
+			return watch.Event{Type: typ, Object: s.bookmark(b)}, nil
+		}
+	}
 	obj, err := kruntime.Decode(s.objects, s.event.Object.Raw)
 	if err != nil {
 		if bad := undecodable(s.event.Object.Raw, err); bad != nil && typ != watch.Bookmark && typ != watch.Error {
@@ -65,6 +76,18 @@ func (s *stream) next() (watch.Event, error) {
 		return watch.Event{}, errDecode{fmt.Errorf("%s event: %w", typ, err)}
 	}
 	return watch.Event{Type: typ, Object: obj}, nil
+}
+
+// bookmark returns an object of the Syncer's type that holds what b tells,
+// as the decoded bookmark would hold it.
+func (s *stream) bookmark(b wire.Bookmark) kruntime.Object {
+	obj := s.newObject()
+	m := obj.(metav1.Object)
+	m.SetResourceVersion(b.ResourceVersion)
+	if b.InitialEventsEnd {
+		m.SetAnnotations(map[string]string{metav1.InitialEventsAnnotationKey: "true"})
+	}
+	return obj
 }
 
 // undecodable returns what tells the object of raw, which failed to decode

@@ -220,6 +220,12 @@ func TestProjectedPodSyncer(t *testing.T) {
 				t.Fatalf("%d pods synced", n)
 			}
 			converge(t, podVersions(t, cs, ns), full.Store(), proj.Syncer.Store(), corev1syncers.NodePodFrom)
+			// The projection syncs as the full syncer does: a bookmark is
+			// read whole whatever the projection keeps (it keeps no
+			// annotations, the initial-events-end bookmark's among them).
+			if proj.Mode() != full.Mode() || c.name == "watchlist" && proj.Mode() != runtime.ModeWatchList {
+				t.Errorf("the projection synced in mode %s, the full syncer in %s", proj.Mode(), full.Mode())
+			}
 			podWrites(t, cs, ns, pods, 30)
 			converge(t, podVersions(t, cs, ns), full.Store(), proj.Syncer.Store(), corev1syncers.NodePodFrom)
 			// The marker's index works on the projected type.
@@ -388,6 +394,9 @@ func TestProjectedGadgetSyncer(t *testing.T) {
 	stop := start(t, proj.Syncer)
 	from := func(g *thingsv1.Gadget) *thingsv1syncers.GadgetSummary { return thingsv1syncers.GadgetSummaryFrom(g) }
 	converge(t, versions, full.Syncer.Store(), proj.Syncer.Store(), from)
+	if proj.Mode() != runtime.ModeWatchList || full.Mode() != runtime.ModeWatchList {
+		t.Errorf("synced in modes %s (projection) and %s (full), want both %s", proj.Mode(), full.Mode(), runtime.ModeWatchList)
+	}
 
 	patch := func(i int, body string) {
 		t.Helper()
