@@ -106,4 +106,3 @@ func TestNoGzipContenders(t *testing.T) {
 		}
 	}
 }
-

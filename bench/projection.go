@@ -82,7 +82,7 @@ func (k projectedKind) run(ctx context.Context, contender string, e *childEnv) (
 // projectionOutcome is what the part measured.
 type projectionOutcome struct {
 	pods, crs []driver.Result
-	stored    string   // what the server keeps of a pod
+	stored    string // what the server keeps of a pod
 	n, crN    int
 	crSize    int // a widget's payload
 }
