@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -24,14 +25,16 @@ import (
 
 // Add makes c read T from the syncer newSyncer makes in c's set with
 // opts, and returns that syncer. c must be a *Client (NewClient): the
-// reconciler's client, whose reads of T then come from the syncer. Adding
-// again with the same options returns the same syncer; with others, it is
-// an error.
+// reconciler's client, whose reads of T then come from the syncer. The
+// syncer also gets the indexes FieldIndexer declared for T. Adding again
+// with the same options returns the same syncer; with others, it is an
+// error.
 func Add[S interface{ *G }, G ~struct{ *runtime.Syncer[T] }, T client.Object](c client.Client, newSyncer func(*syncerset.Set, ...runtime.Option) (S, error), opts ...runtime.Option) (*runtime.Syncer[T], error) {
 	cl, ok := c.(*Client)
 	if !ok {
 		return nil, fmt.Errorf("ctrlsyncer: the client given is a %T, not a *ctrlsyncer.Client: give the reconciler ctrlsyncer.NewClient(mgr), so that its reads of %s come from the syncer", c, reflect.TypeFor[T]())
 	}
+	opts = append(slices.Clip(opts), cl.takeIndexes(reflect.TypeFor[T]())...) // after the markers' and opts: FieldIndexer's replace theirs
 	g, err := newSyncer(cl.set, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("ctrlsyncer: the syncer of %s: %w", reflect.TypeFor[T](), err)

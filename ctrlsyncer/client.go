@@ -29,8 +29,9 @@ type Client struct {
 	set           *syncerset.Set
 	started       atomic.Bool
 
-	mu     sync.Mutex
-	served map[reflect.Type]served
+	mu      sync.Mutex
+	served  map[reflect.Type]served
+	indexes map[reflect.Type]*indexes // FieldIndexer's, by *T
 }
 
 // served is the syncer that serves a type's reads, and its options.
@@ -55,7 +56,8 @@ func NewClient(mgr manager.Manager, opts ...ClientOption) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ctrlsyncer.NewClient: %w", err)
 	}
-	c := &Client{Client: mgr.GetClient(), reader: NewReader(o.readerOpts...), set: set, served: map[reflect.Type]served{}}
+	c := &Client{Client: mgr.GetClient(), reader: NewReader(o.readerOpts...), set: set, served: map[reflect.Type]served{},
+		indexes: map[reflect.Type]*indexes{}}
 	if err := mgr.Add(clientRunnable{c}); err != nil {
 		return nil, fmt.Errorf("ctrlsyncer.NewClient: %w", err)
 	}
@@ -64,7 +66,10 @@ func NewClient(mgr manager.Manager, opts ...ClientOption) (*Client, error) {
 
 // Set returns the set the Client's syncers are in: a generated
 // XSyncerIn(c.Set()) with the options given to For, Owns or Add returns
-// the same syncer, e.g. to read its typed store or its Mode.
+// the same syncer, e.g. to read its typed store or its Mode. The indexes
+// FieldIndexer gave it count among its options: without runtime.WithIndex
+// options of the same names, XSyncerIn makes another syncer (Add, which
+// adds them, returns the same).
 func (c *Client) Set() *syncerset.Set { return c.set }
 
 // Get reads obj from its syncer if it has one in c, else from the Manager's client.
@@ -117,8 +122,12 @@ func (c *Client) resources() []string {
 // clientRunnable runs a Client's syncers in its Manager.
 type clientRunnable struct{ c *Client }
 
-// Start runs the syncers, and those added later, until ctx is done.
+// Start runs the syncers, and those added later, until ctx is done. It
+// fails at once if IndexField declared indexes that no syncer keeps.
 func (r clientRunnable) Start(ctx context.Context) error {
+	if err := r.c.untakenIndexes(); err != nil {
+		return err
+	}
 	r.c.started.Store(true)
 	r.c.set.Start(ctx)
 	<-ctx.Done()

@@ -9,6 +9,9 @@
 //   - For and Owns are the builder's For and Owns over a syncer, as
 //     sources for builder.WatchesRawSource: each adds its syncer to the
 //     reconciler's Client. Add serves reads of a type not watched.
+//   - FieldIndexer is the Manager's GetFieldIndexer for those syncers: an
+//     IndexField statement kept as it is, but for its receiver, gives
+//     the syncer its index, served to MatchingFields under the same field.
 //   - Source turns a syncer into a source.TypedSyncingSource for any of
 //     controller-runtime's handlers (EnqueueRequestForObject,
 //     EnqueueRequestForOwner, Funcs) and predicates, through the syncer's

@@ -11,5 +11,6 @@ import (
 
 func TestMain(m *testing.M) {
 	ctrl.SetLogger(logr.Discard()) // the clients made outside a Manager log nowhere, and say nothing of it
+	panicChild()                   // when the test binary is a test's child process
 	testbed.Main(m)
 }

@@ -24,7 +24,7 @@ func (s *store) matching(sel fields.Selector) ([]client.Object, error) {
 			return nil, fmt.Errorf("ctrlsyncer: field selector %q: only exact matches (field=value) are served, each by the syncer's index of that name", sel)
 		}
 		if !s.hasIndex(req.Field) {
-			return nil, fmt.Errorf("ctrlsyncer: field selector %q: the syncer of %s has no index named %q (declare it with a +syncer-gen:index marker or runtime.WithIndex)", sel, s.gr, req.Field)
+			return nil, fmt.Errorf("ctrlsyncer: field selector %q: the syncer of %s has no index named %q (declare it with a +syncer-gen:index marker, runtime.WithIndex, or ctrlsyncer.FieldIndexer before the syncer is made)", sel, s.gr, req.Field)
 		}
 	}
 	objs := s.byIndex(reqs[0].Field, reqs[0].Value)

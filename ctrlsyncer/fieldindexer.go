@@ -1,0 +1,145 @@
+package ctrlsyncer
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/syncer-gen/syncer-gen/runtime"
+)
+
+// FieldIndexer returns the client.FieldIndexer of c's syncers, for a
+// kubebuilder IndexField moved as it is: in SetupWithManager,
+//
+//	mgr.GetFieldIndexer().IndexField(ctx, &batchv1.Job{}, jobOwnerKey, func(o client.Object) []string {...})
+//
+// becomes
+//
+//	ctrlsyncer.FieldIndexer(r.Client).IndexField(ctx, &batchv1.Job{}, jobOwnerKey, func(o client.Object) []string {...})
+//
+// and the syncer of obj's type that For, Owns or Add then makes in c has
+// the index field, computed by the function (runtime.WithIndex), served
+// to MatchingFields{field: value} as the Manager's cache serves it: the
+// field's name is the index's, whatever it is (".metadata.controller"
+// works as it is). The Manager's cache then watches nothing of the type.
+// c must be the *Client (NewClient) whose For, Owns or Add make the
+// type's syncer; each error is IndexField's.
+//
+// An index a marker can declare is better declared by one
+// (+syncer-gen:index): typed, with a By<Name> lookup on the generated
+// store; FieldIndexer is for a key a marker cannot compute, and for a
+// switch that keeps the project's function.
+func FieldIndexer(c client.Client) client.FieldIndexer {
+	cl, ok := c.(*Client)
+	if !ok {
+		return fieldIndexer{err: fmt.Errorf("ctrlsyncer.FieldIndexer: the client given is a %T, not a *ctrlsyncer.Client: give the reconciler ctrlsyncer.NewClient(mgr), whose For, Owns and Add make the syncers that keep the indexes", c)}
+	}
+	return fieldIndexer{c: cl}
+}
+
+// fieldIndexer is FieldIndexer's: its Client's, or the error of the client
+// it was given.
+type fieldIndexer struct {
+	c   *Client
+	err error
+}
+
+// IndexField gives the syncer of obj's type (the syncer's own type: for a
+// projected syncer, the projection) the index field, computed by extract,
+// as the Manager's cache's IndexField does for its informer. It must come
+// before For, Owns or Add make that syncer (they give it the indexes
+// declared so far), and a field is indexed once per type; the indexes of
+// a type that no For, Owns or Add of the Client takes stop the Manager
+// when it starts, with an error that names them. extract
+// is called with each object of the type as it is stored (a *T, shared with
+// the store: it must not change it) and again as it is replaced or
+// removed, so it must give the same values for the same object; a panic in
+// it is the program's, as in the cache, whose informer panics with it. An
+// index of the same name declared by a marker or a runtime.WithIndex
+// option is replaced by this one.
+//
+// The indexes count among the syncer's options (runtime.OptionsKey names
+// them): Add with the options given to For or Owns returns their syncer;
+// a generated XSyncerIn(c.Set(), ...) returns it only when given
+// runtime.WithIndex options of the same names too.
+func (f fieldIndexer) IndexField(_ context.Context, obj client.Object, field string, extract client.IndexerFunc) error {
+	if f.err != nil {
+		return f.err
+	}
+	if obj == nil || reflect.ValueOf(obj).Kind() != reflect.Pointer {
+		return fmt.Errorf("ctrlsyncer: IndexField(%q) of %T: want a pointer to an object of the type indexed, e.g. &batchv1.Job{}", field, obj)
+	}
+	if extract == nil {
+		return fmt.Errorf("ctrlsyncer: IndexField(%q) of %T: the function that computes the index is nil", field, obj)
+	}
+	return f.c.addIndex(reflect.TypeOf(obj), field, extract)
+}
+
+// indexes are the indexes IndexField declared for one type.
+type indexes struct {
+	fields []string
+	opts   []runtime.Option // runtime.WithIndex of each field
+	taken  bool             // by the type's syncer: no more can be added
+}
+
+// addIndex declares the index field of the objects of type t.
+func (c *Client) addIndex(t reflect.Type, field string, extract client.IndexerFunc) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ix := c.indexesOf(t)
+	switch {
+	case ix.taken:
+		return fmt.Errorf("ctrlsyncer: IndexField(%q) of %s comes after For, Owns or Add made the syncer of %s, which keeps the indexes it was made with: call IndexField before For/Owns/Add", field, t, t)
+	case slices.Contains(ix.fields, field):
+		return fmt.Errorf("ctrlsyncer: IndexField(%q) of %s: indexer conflict: %q is indexed already (a field is indexed once per type, as the Manager's cache refuses it too)", field, t, field)
+	}
+	ix.fields = append(ix.fields, field)
+	ix.opts = append(ix.opts, runtime.WithIndex(field, extract))
+	return nil
+}
+
+// takeIndexes returns the options of the indexes declared for t, to make
+// its syncer with: IndexField of t is refused from then on.
+func (c *Client) takeIndexes(t reflect.Type) []runtime.Option {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ix := c.indexesOf(t)
+	ix.taken = true
+	return ix.opts
+}
+
+// indexesOf returns the indexes of t, none yet on the first call; c.mu is
+// held.
+func (c *Client) indexesOf(t reflect.Type) *indexes {
+	ix := c.indexes[t]
+	if ix == nil {
+		ix = &indexes{}
+		c.indexes[t] = ix
+	}
+	return ix
+}
+
+// untakenIndexes is an error naming the types whose indexes IndexField
+// declared but no syncer took (For, Owns or Add of the type never came):
+// their reads go to the Manager's cache, which has no such index.
+func (c *Client) untakenIndexes() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var lost []string
+	for t, ix := range c.indexes {
+		if !ix.taken {
+			lost = append(lost, fmt.Sprintf("%s (%s)", t, strings.Join(ix.fields, ", ")))
+		}
+	}
+	if len(lost) == 0 {
+		return nil
+	}
+	slices.Sort(lost)
+	return fmt.Errorf("ctrlsyncer: IndexField declared indexes of %s, but For, Owns or Add made no syncer of the type to keep them: add its syncer, or index it with mgr.GetFieldIndexer() if the Manager's cache reads it", strings.Join(lost, "; "))
+}
+
+var _ client.FieldIndexer = fieldIndexer{}
