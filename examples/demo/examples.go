@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/syncer-gen/syncer-gen/internal/testbed"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -11,6 +10,8 @@ import (
 
 	shopv1alpha1 "github.com/syncer-gen/syncer-gen/examples/crd/api/shop/v1alpha1"
 	"github.com/syncer-gen/syncer-gen/examples/internal/fixture"
+	"github.com/syncer-gen/syncer-gen/examples/internal/size"
+	"github.com/syncer-gen/syncer-gen/internal/testbed"
 )
 
 // Deadlines of the waits on the examples' output.
@@ -20,7 +21,7 @@ const (
 	exitDeadline  = 15 * time.Second // a clean exit after SIGINT
 )
 
-var builtinSynced = regexp.MustCompile(`^synced (\d+) configmaps in \d+\.\d\ds mode=(watchlist|list|warm)$`)
+var builtinSynced = regexp.MustCompile(`^synced (\d+) configmaps in \d+\.\d\ds mode=(watchlist|list|warm) store=` + size.Pattern + `$`)
 
 // launch starts the example name with args and shows its command line.
 func (d *demo) launch(name string, args ...string) (*child, error) {
