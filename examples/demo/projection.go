@@ -82,8 +82,8 @@ func (d *demo) runProjection(ctx context.Context) error {
 		ratio(float64(projected.rss), float64(whole.rss)))
 	d.ui.ok("the projection's store keeps %s the bytes of whole pods, %s's agent %s of them (by LIST + WATCH: a field selector lists)",
 		ratio(float64(projected.store), float64(whole.store)), node, ratio(float64(agent.store), float64(whole.store)))
-	d.ui.ok("peak RSS %s projected, %s whole, %s with no pods: what the process takes whatever it syncs",
-		size.Format(projected.rss), size.Format(whole.rss), size.Format(none.rss))
+	d.ui.ok("peak RSS: whole pods %s, projected %s, no pods %s (what the process takes whatever it syncs)",
+		size.Format(whole.rss), size.Format(projected.rss), size.Format(none.rss))
 	return nil
 }
 
