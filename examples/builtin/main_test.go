@@ -18,6 +18,7 @@ import (
 	"github.com/syncer-gen/syncer-gen/internal/testbed"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 )
 
 func TestMain(m *testing.M) { os.Exit(testbed.Main(m)) }
@@ -25,9 +26,9 @@ func TestMain(m *testing.M) { os.Exit(testbed.Main(m)) }
 // syncedLine is the exact last line of --once.
 var syncedLine = regexp.MustCompile(`^synced (\d+) configmaps in \d+\.\d\ds mode=(watchlist|list) store=(` + size.Pattern + `)$`)
 
-// setup starts (or reuses) the server, writes a kubeconfig for it and
-// fills namespace ns with n ConfigMaps.
-func setup(t *testing.T, ns string, n int) (*testbed.Server, string) {
+// serve starts (or reuses) the server, writes a kubeconfig for it and
+// creates namespace ns, which fill then fills.
+func serve(t *testing.T, ns string, fill func(ctx context.Context, cs kubernetes.Interface) error) (*testbed.Server, string) {
 	t.Helper()
 	srv := testbed.Shared(t)
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
@@ -39,10 +40,18 @@ func setup(t *testing.T, ns string, n int) (*testbed.Server, string) {
 	if err := fixture.CreateNamespace(ctx, srv.Client(), ns); err != nil {
 		t.Fatal(err)
 	}
-	if err := fixture.CreateConfigMaps(ctx, srv.Client(), ns, n, 8, nil); err != nil {
+	if err := fill(ctx, srv.Client()); err != nil {
 		t.Fatal(err)
 	}
 	return srv, kubeconfig
+}
+
+// setup fills namespace ns with n ConfigMaps (see serve).
+func setup(t *testing.T, ns string, n int) (*testbed.Server, string) {
+	t.Helper()
+	return serve(t, ns, func(ctx context.Context, cs kubernetes.Interface) error {
+		return fixture.CreateConfigMaps(ctx, cs, ns, n, 8, nil)
+	})
 }
 
 func TestOnceConfigMaps(t *testing.T) {

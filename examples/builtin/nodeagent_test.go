@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -29,25 +28,14 @@ import (
 // syncedPodsLine is the synced line of pods and nodepods: count, mode, store.
 var syncedPodsLine = regexp.MustCompile(`^synced (\d+) pods in \d+\.\d\ds mode=(\w+) store=(` + size.Pattern + `)$`)
 
-// setupPods starts (or reuses) the server, writes a kubeconfig for it and
-// fills namespace ns with n Deployment-shaped pods spread over nodes nodes
-// (fixture.CreatePods: pod i on node-(i % nodes), Running).
+// setupPods fills namespace ns with n Deployment-shaped pods spread over
+// nodes nodes (fixture.CreatePods: pod i on node-(i % nodes), Running); see
+// serve.
 func setupPods(t *testing.T, ns string, n, nodes int) (*testbed.Server, string) {
 	t.Helper()
-	srv := testbed.Shared(t)
-	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := srv.WriteKubeconfig(kubeconfig); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := fixture.CreateNamespace(ctx, srv.Client(), ns); err != nil {
-		t.Fatal(err)
-	}
-	if err := fixture.CreatePods(ctx, srv.Client(), ns, n, nodes, 8, nil); err != nil {
-		t.Fatal(err)
-	}
-	return srv, kubeconfig
+	return serve(t, ns, func(ctx context.Context, cs kubernetes.Interface) error {
+		return fixture.CreatePods(ctx, cs, ns, n, nodes, 8, nil)
+	})
 }
 
 // once runs the program with --once and returns its stdout lines.
