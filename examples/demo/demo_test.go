@@ -46,7 +46,7 @@ func TestDemo(t *testing.T) {
 		"\npods per node: node-01=50\n",
 		"\nsynced 0 pods in ",
 		"ok the projection's store keeps 0.",
-		"ok peak RSS ",
+		"ok peak RSS: whole pods ",
 		"\nsynced 80 widgets in ",
 		"\nby owner: alice=20 bob=20 carol=20 dave=20\n",
 		"\nadded widget demo/live-1 owner=alice color=red size=5 phase=\"\"\n",
