@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"io"
 )
 
@@ -12,6 +13,7 @@ type options struct {
 	resource   string
 	once       bool
 	snapshot   string
+	node       string
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -23,8 +25,12 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.resource, "resource", "pods", "resource to sync: "+resourceNames())
 	fs.BoolVar(&o.once, "once", false, "exit after the initial sync")
 	fs.StringVar(&o.snapshot, "snapshot", "", "file to keep the synced objects in between runs: the next run starts warm from it")
+	fs.StringVar(&o.node, "node", "", "with --resource pods or nodepods: sync only the pods of this node (field selector spec.nodeName=NODE), as a node agent does")
 	if err := fs.Parse(args); err != nil {
 		return o, usageError{err}
+	}
+	if o.node != "" && o.resource != "pods" && o.resource != "nodepods" {
+		return o, fmt.Errorf("--node needs --resource pods or nodepods, not %q", o.resource)
 	}
 	return o, nil
 }

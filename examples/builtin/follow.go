@@ -11,15 +11,21 @@ import (
 	"k8s.io/client-go/rest"
 )
 
+// show is what follow prints of a resource.
+type show[T runtime.Object] struct {
+	describe func(T) string          // what matters of an object, in an event line
+	changes  func(old, obj T) string // what changed in an update; nil: describe the new object
+	summary  func(io.Writer)         // a few lines about the store before the synced line; may be nil
+}
+
 // follow runs s: a progress bar on stderr during the initial sync, then the
 // synced line on stdout, then (without --once) a line per live event until
-// ctx is done. describe renders what matters of an object; summary, when
-// not nil, prints a few lines about the store just before the synced line.
+// ctx is done, as sh says.
 func follow[T runtime.Object](ctx context.Context, cfg *rest.Config, s *runtime.Syncer[T], o options,
-	stdout, stderr io.Writer, describe func(T) string, summary func(io.Writer)) error {
+	stdout, stderr io.Writer, sh show[T]) error {
 	res := s.Resource()
 	bar := progress.New(stderr, "syncing "+res.Resource, -1)
-	p := newPrinter(s, bar, !o.once, stdout, stderr, describe, summary)
+	p := newPrinter(s, bar, !o.once, stdout, stderr, sh)
 	s.AddHandler(p)
 
 	ctx, cancel := context.WithCancel(ctx)

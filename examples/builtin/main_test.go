@@ -14,19 +14,21 @@ import (
 
 	"github.com/syncer-gen/syncer-gen/examples/internal/fixture"
 	"github.com/syncer-gen/syncer-gen/examples/internal/lines"
+	"github.com/syncer-gen/syncer-gen/examples/internal/size"
 	"github.com/syncer-gen/syncer-gen/internal/testbed"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 )
 
 func TestMain(m *testing.M) { os.Exit(testbed.Main(m)) }
 
 // syncedLine is the exact last line of --once.
-var syncedLine = regexp.MustCompile(`^synced (\d+) configmaps in \d+\.\d\ds mode=(watchlist|list)$`)
+var syncedLine = regexp.MustCompile(`^synced (\d+) configmaps in \d+\.\d\ds mode=(watchlist|list) store=(` + size.Pattern + `)$`)
 
-// setup starts (or reuses) the server, writes a kubeconfig for it and
-// fills namespace ns with n ConfigMaps.
-func setup(t *testing.T, ns string, n int) (*testbed.Server, string) {
+// serve starts (or reuses) the server, writes a kubeconfig for it and
+// creates namespace ns, which fill then fills.
+func serve(t *testing.T, ns string, fill func(ctx context.Context, cs kubernetes.Interface) error) (*testbed.Server, string) {
 	t.Helper()
 	srv := testbed.Shared(t)
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
@@ -38,10 +40,18 @@ func setup(t *testing.T, ns string, n int) (*testbed.Server, string) {
 	if err := fixture.CreateNamespace(ctx, srv.Client(), ns); err != nil {
 		t.Fatal(err)
 	}
-	if err := fixture.CreateConfigMaps(ctx, srv.Client(), ns, n, 8, nil); err != nil {
+	if err := fill(ctx, srv.Client()); err != nil {
 		t.Fatal(err)
 	}
 	return srv, kubeconfig
+}
+
+// setup fills namespace ns with n ConfigMaps (see serve).
+func setup(t *testing.T, ns string, n int) (*testbed.Server, string) {
+	t.Helper()
+	return serve(t, ns, func(ctx context.Context, cs kubernetes.Interface) error {
+		return fixture.CreateConfigMaps(ctx, cs, ns, n, 8, nil)
+	})
 }
 
 func TestOnceConfigMaps(t *testing.T) {
@@ -66,6 +76,10 @@ func TestOnceConfigMaps(t *testing.T) {
 	}
 	if m[2] != "watchlist" {
 		t.Errorf("mode=%s, want watchlist on the test bed's server", m[2])
+	}
+	// Store().Bytes(): each ConfigMap's struct, metadata and data.
+	if b, err := size.Parse(m[3]); err != nil || b < n*300 || b > n*10<<10 {
+		t.Errorf("store=%s (%v): want 300 B to 10 KiB per ConfigMap", m[3], err)
 	}
 	if len(out) != 1 {
 		t.Errorf("--once printed %d lines on stdout, want only the synced line:\n%s", len(out), stdout.String())
@@ -94,7 +108,7 @@ func TestLiveEvents(t *testing.T) {
 		}
 	}
 
-	expect(`^synced 20 configmaps in \d+\.\d\ds mode=watchlist$`)
+	expect(`^synced 20 configmaps in \d+\.\d\ds mode=watchlist store=` + size.Pattern + `$`)
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "new"}, Data: map[string]string{"a": "1"}}
 	cm, err := cms.Create(ctx, cm, metav1.CreateOptions{})
 	if err != nil {
@@ -123,7 +137,7 @@ func TestLiveEvents(t *testing.T) {
 func TestUnknownResource(t *testing.T) {
 	err := run(context.Background(), []string{"--resource", "secrets"}, io.Discard, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), `unknown --resource "secrets"`) ||
-		!strings.Contains(err.Error(), "configmaps|deployments|nodes|pods") {
+		!strings.Contains(err.Error(), "configmaps|deployments|nodepods|nodes|pods") {
 		t.Fatalf("run --resource secrets = %v; want an error naming the valid values", err)
 	}
 }

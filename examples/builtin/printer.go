@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/syncer-gen/syncer-gen/examples/internal/progress"
+	"github.com/syncer-gen/syncer-gen/examples/internal/size"
 	"github.com/syncer-gen/syncer-gen/runtime"
 )
 
@@ -20,9 +21,9 @@ type printer[T runtime.Object] struct {
 	resource  string // e.g. "configmaps"
 	live      bool   // print live events
 	bar       *progress.Bar
-	describe  func(T) string
-	summary   func(io.Writer)
+	show      show[T]
 	len       func() int
+	bytes     func() int64 // what the store keeps, estimated
 	mode      func() runtime.Mode
 	progress  func() runtime.Progress
 	started   time.Time
@@ -32,8 +33,7 @@ type printer[T runtime.Object] struct {
 
 // newPrinter returns the printer of s's events; live tells whether to
 // print events after the initial sync.
-func newPrinter[T runtime.Object](s *runtime.Syncer[T], bar *progress.Bar, live bool, stdout, stderr io.Writer,
-	describe func(T) string, summary func(io.Writer)) *printer[T] {
+func newPrinter[T runtime.Object](s *runtime.Syncer[T], bar *progress.Bar, live bool, stdout, stderr io.Writer, sh show[T]) *printer[T] {
 	res := s.Resource()
 	return &printer[T]{
 		out:      stdout,
@@ -42,9 +42,9 @@ func newPrinter[T runtime.Object](s *runtime.Syncer[T], bar *progress.Bar, live 
 		resource: res.Resource,
 		live:     live,
 		bar:      bar,
-		describe: describe,
-		summary:  summary,
+		show:     sh,
 		len:      s.Store().Len,
+		bytes:    s.Store().Bytes,
 		mode:     s.Mode,
 		progress: s.Progress,
 		started:  time.Now(),
@@ -66,10 +66,15 @@ func (p *printer[T]) OnAdd(obj T) {
 	p.event("added", obj)
 }
 
-func (p *printer[T]) OnUpdate(_, obj T) {
-	if p.synced {
-		p.event("updated", obj)
+func (p *printer[T]) OnUpdate(old, obj T) {
+	if !p.synced || !p.live {
+		return
 	}
+	if p.show.changes == nil {
+		p.event("updated", obj)
+		return
+	}
+	p.line("updated", obj, p.show.changes(old, obj))
 }
 
 func (p *printer[T]) OnDelete(obj T, _ runtime.Deletion) {
@@ -87,10 +92,10 @@ func (p *printer[T]) OnSync() {
 	p.synced = true
 	p.bar.Update(p.progress())
 	p.bar.Finish()
-	if p.summary != nil {
-		p.summary(p.out)
+	if p.show.summary != nil {
+		p.show.summary(p.out)
 	}
-	fmt.Fprintf(p.out, "synced %d %s in %.2fs mode=%s\n", p.len(), p.resource, took.Seconds(), p.mode())
+	fmt.Fprintf(p.out, "synced %d %s in %.2fs mode=%s store=%s\n", p.len(), p.resource, took.Seconds(), p.mode(), size.Format(p.bytes()))
 }
 
 func (p *printer[T]) OnError(err error) {
@@ -99,11 +104,14 @@ func (p *printer[T]) OnError(err error) {
 }
 
 // event prints one live event, e.g. "added configmap demo/config-00001 keys=2".
-func (p *printer[T]) event(verb string, obj T) {
+func (p *printer[T]) event(verb string, obj T) { p.line(verb, obj, p.show.describe(obj)) }
+
+// line prints one live event line: verb, kind, key and what.
+func (p *printer[T]) line(verb string, obj T, what string) {
 	if !p.live {
 		return
 	}
-	fmt.Fprintf(p.out, "%s %s %s %s\n", verb, p.kind, runtime.KeyOf(obj), p.describe(obj))
+	fmt.Fprintf(p.out, "%s %s %s %s\n", verb, p.kind, runtime.KeyOf(obj), what)
 }
 
 // lastError returns " (last error: ...)" when the sync failed, or "".

@@ -15,6 +15,7 @@ type options struct {
 	namespace  string
 	installCRD bool
 	once       bool
+	view       bool
 	// The controller (--reconcile).
 	reconcile   bool
 	metricsAddr string
@@ -36,6 +37,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.namespace, "namespace", "", "namespace to sync (default: all)")
 	fs.BoolVar(&o.installCRD, "install-crd", false, "apply the widgets CRD and wait until it is established first")
 	fs.BoolVar(&o.once, "once", false, "exit after the initial sync")
+	fs.BoolVar(&o.view, "view", false, "sync WidgetViews, the projection of widgets to owner, color, size and phase (views.WidgetView), rather than whole widgets; it prints the same")
 	fs.BoolVar(&o.reconcile, "reconcile", false, "run as a controller: set each widget's status.phase from its spec")
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "with --reconcile: serve Prometheus metrics at this address's /metrics (e.g. 127.0.0.1:8080)")
 	fs.DurationVar(&o.syncTimeout, "sync-timeout", time.Minute, "with --reconcile: how long to wait for the initial sync")
@@ -49,6 +51,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, usageError{err}
 	}
 	switch {
+	case o.view && o.reconcile:
+		return o, errors.New("--view follows widgets; the controller (--reconcile) writes whole ones")
 	case o.shards < 0:
 		return o, fmt.Errorf("--shards %d: want 0 (no sharding) or more", o.shards)
 	case o.shards > 0 && !o.reconcile:

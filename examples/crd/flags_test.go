@@ -37,3 +37,13 @@ func TestShardFlags(t *testing.T) {
 		t.Errorf("replica %q, lease duration %s, %v", o.replica, o.leaseDuration, err)
 	}
 }
+
+// --view follows widgets; the controller needs whole ones.
+func TestViewFlag(t *testing.T) {
+	if _, err := parseFlags([]string{"--view", "--reconcile"}, io.Discard); err == nil {
+		t.Error("parseFlags(--view --reconcile): no error")
+	}
+	if o, err := parseFlags([]string{"--view", "--once"}, io.Discard); err != nil || !o.view {
+		t.Errorf("parseFlags(--view --once): view %t, %v", o.view, err)
+	}
+}

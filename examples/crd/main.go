@@ -12,7 +12,6 @@ import (
 
 	"github.com/syncer-gen/syncer-gen/examples/crd/config/crd"
 	shopsyncers "github.com/syncer-gen/syncer-gen/examples/crd/syncers/shop/v1alpha1"
-	"github.com/syncer-gen/syncer-gen/examples/internal/progress"
 	"github.com/syncer-gen/syncer-gen/runtime"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -55,44 +54,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if o.reconcile {
 		return runController(ctx, cfg, o, stdout, stderr)
 	}
-	// The generated syncer: its store already has the owner and color
-	// indexes the markers on Widget declare.
-	widgets, err := shopsyncers.NewWidgetSyncer(cfg, runtime.WithNamespace(o.namespace))
+	// The generated syncers: their stores already have the owner and color
+	// indexes the markers declare (on Widget, and on views.WidgetView).
+	opts := []runtime.Option{runtime.WithNamespace(o.namespace)}
+	if o.view {
+		views, err := shopsyncers.NewWidgetViewSyncer(cfg, opts...)
+		if err != nil {
+			return err
+		}
+		return follow(ctx, views.Syncer, views.Store(), readView, o, stdout, stderr)
+	}
+	widgets, err := shopsyncers.NewWidgetSyncer(cfg, opts...)
 	if err != nil {
 		return err
 	}
-	p := &printer{
-		out:      stdout,
-		bar:      progress.New(stderr, "syncing widgets", -1),
-		store:    widgets.Store(),
-		mode:     widgets.Mode,
-		progress: widgets.Progress,
-		live:     !o.once,
-		started:  time.Now(),
-	}
-	widgets.AddHandler(shopsyncers.WidgetHandlerFuncs{
-		AddFunc:    p.added,
-		UpdateFunc: p.updated,
-		DeleteFunc: p.deleted,
-		SyncFunc:   p.synced,
-		ErrorFunc:  p.failed,
-	})
-
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- widgets.Run(ctx) }()
-	go progress.Follow(ctx, p.bar, widgets.Progress, 100*time.Millisecond)
-	if err := widgets.WaitForSync(ctx); err != nil {
-		cancel()
-		<-done
-		return fmt.Errorf("widgets not synced: %w%s", err, p.lastError())
-	}
-	if !o.once {
-		<-ctx.Done() // live events are printed by the handler until then
-	}
-	cancel()
-	return <-done
+	return follow(ctx, widgets.Syncer, widgets.Store(), readWidget, o, stdout, stderr)
 }
 
 // loadConfig reads the kubeconfig at path, or the default one ($KUBECONFIG,

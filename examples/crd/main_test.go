@@ -17,6 +17,7 @@ import (
 	"github.com/syncer-gen/syncer-gen/examples/crd/config/crd"
 	"github.com/syncer-gen/syncer-gen/examples/internal/fixture"
 	"github.com/syncer-gen/syncer-gen/examples/internal/lines"
+	"github.com/syncer-gen/syncer-gen/examples/internal/size"
 	"github.com/syncer-gen/syncer-gen/internal/testbed"
 )
 
@@ -89,8 +90,8 @@ func TestRunOnce(t *testing.T) {
 	if len(got) != 3 {
 		t.Fatalf("stdout has %d lines, want 3:\n%s", len(got), stdout.String())
 	}
-	if !regexp.MustCompile(`^synced 30 widgets in \d+\.\d\ds mode=watchlist$`).MatchString(got[0]) {
-		t.Errorf("line 1 = %q, want synced 30 widgets in ...s mode=watchlist", got[0])
+	if !regexp.MustCompile(`^synced 30 widgets in \d+\.\d\ds mode=watchlist store=` + size.Pattern + `$`).MatchString(got[0]) {
+		t.Errorf("line 1 = %q, want synced 30 widgets in ...s mode=watchlist store=...", got[0])
 	}
 	if w := want("by owner", fixture.Owners, n); got[1] != w {
 		t.Errorf("line 2 = %q, want %q", got[1], w)
@@ -120,7 +121,7 @@ func TestRunLive(t *testing.T) {
 		}
 	}
 
-	expect(`^synced 5 widgets in \d+\.\d\ds mode=watchlist$`)
+	expect(`^synced 5 widgets in \d+\.\d\ds mode=watchlist store=` + size.Pattern + `$`)
 	w := fixture.Widget("live", 100) // alice, green, size 1
 	w, err := widgets.Create(ctx, w)
 	if err != nil {

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"strings"
 	"testing"
-	"time"
 
 	shopv1alpha1 "github.com/syncer-gen/syncer-gen/examples/crd/api/shop/v1alpha1"
 	shopsyncers "github.com/syncer-gen/syncer-gen/examples/crd/syncers/shop/v1alpha1"
 	"github.com/syncer-gen/syncer-gen/examples/internal/progress"
+	"github.com/syncer-gen/syncer-gen/examples/internal/size"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -23,24 +23,15 @@ func widget(name, owner, color, rv string) *shopv1alpha1.Widget {
 func TestPrinterWithWidgetDriver(t *testing.T) {
 	s, d := shopsyncers.NewWidgetDriver()
 	var out, errs bytes.Buffer
-	p := &printer{
-		out:      &out,
-		bar:      progress.New(&errs, "syncing widgets", 3, progress.WithTerminal(false)),
-		store:    s.Store(),
-		mode:     s.Mode,
-		progress: s.Progress,
-		live:     true,
-		started:  time.Now(),
-	}
-	s.AddHandler(shopsyncers.WidgetHandlerFuncs{
-		AddFunc: p.added, UpdateFunc: p.updated, DeleteFunc: p.deleted, SyncFunc: p.synced, ErrorFunc: p.failed,
-	})
+	p := newPrinter(s.Syncer, s.Store(), readWidget, &out, progress.New(&errs, "syncing widgets", 3, progress.WithTerminal(false)), true)
+	s.AddHandler(p.handler())
 
 	d.Add(widget("a", "alice", "red", "1"), widget("b", "alice", "blue", "2"), widget("c", "bob", "red", "3"))
 	if out.Len() != 0 {
 		t.Fatalf("printed during the initial sync:\n%s", out.String())
 	}
 	d.Sync()
+	synced := s.Store().Bytes()
 	if got := len(s.Store().ByOwner("alice")); got != 2 {
 		t.Errorf("ByOwner(alice) = %d widgets, want 2", got)
 	}
@@ -73,8 +64,8 @@ func TestPrinterWithWidgetDriver(t *testing.T) {
 	if len(lines) != len(want) {
 		t.Fatalf("got %d lines, want %d:\n%s", len(lines), len(want), out.String())
 	}
-	if !strings.HasPrefix(lines[0], "synced 3 widgets in ") || !strings.HasSuffix(lines[0], "s mode=list") {
-		t.Errorf("line 1 = %q, want synced 3 widgets in ...s mode=list", lines[0])
+	if !strings.HasPrefix(lines[0], "synced 3 widgets in ") || !strings.HasSuffix(lines[0], "s mode=list store="+size.Format(synced)) {
+		t.Errorf("line 1 = %q, want synced 3 widgets in ...s mode=list store=%s", lines[0], size.Format(synced))
 	}
 	for i := 1; i < len(want); i++ {
 		if lines[i] != want[i] {
@@ -90,7 +81,55 @@ func TestChangesMetadataOnly(t *testing.T) {
 	a := widget("a", "alice", "red", "1")
 	b := widget("a", "alice", "red", "2")
 	b.Labels = map[string]string{"x": "y"}
-	if got := changes(a, b); got != "metadata only" {
+	if got := changes(readWidget(a), readWidget(b)); got != "metadata only" {
 		t.Errorf("changes = %q, want metadata only", got)
+	}
+}
+
+// The printer on a WidgetViewSyncer fed the projections of the same
+// widgets prints what it prints on whole widgets, line for line (the
+// timing and store of the synced line aside).
+func TestPrinterWithWidgetViewDriver(t *testing.T) {
+	ws, wd := shopsyncers.NewWidgetDriver()
+	vs, vd := shopsyncers.NewWidgetViewDriver()
+	var wout, vout bytes.Buffer
+	ws.AddHandler(newPrinter(ws.Syncer, ws.Store(), readWidget, &wout, progress.New(&bytes.Buffer{}, "", 0), true).handler())
+	vs.AddHandler(newPrinter(vs.Syncer, vs.Store(), readView, &vout, progress.New(&bytes.Buffer{}, "", 0), true).handler())
+	play := func(op string, w *shopv1alpha1.Widget) {
+		v := shopsyncers.WidgetViewFrom(w)
+		switch op {
+		case "add":
+			wd.Add(w)
+			vd.Add(v)
+		case "update":
+			wd.Update(w)
+			vd.Update(v)
+		case "delete":
+			wd.Delete(w)
+			vd.Delete(v)
+		}
+	}
+
+	play("add", widget("a", "alice", "red", "1"))
+	play("add", widget("b", "bob", "blue", "2"))
+	wd.Sync()
+	vd.Sync()
+	play("add", widget("c", "carol", "green", "3"))
+	b := widget("b", "dave", "red", "4")
+	b.Spec.Size, b.Status.Phase = 7, "Ready"
+	play("update", b)
+	b = b.DeepCopy()
+	b.ResourceVersion, b.Labels = "5", map[string]string{"x": "y"} // not in the view
+	play("update", b)
+	play("delete", widget("a", "alice", "red", "6"))
+
+	got, want := timing.ReplaceAllString(vout.String(), "in Xs $1"), timing.ReplaceAllString(wout.String(), "in Xs $1")
+	if got != want {
+		t.Errorf("on WidgetViews:\n%s\non Widgets:\n%s", got, want)
+	}
+	for _, line := range []string{`updated widget shop/b owner=bob→dave color=blue→red size=2→7 phase=""→Ready`, "updated widget shop/b metadata only", "deleted widget shop/a"} {
+		if !strings.Contains(got, line+"\n") {
+			t.Errorf("no line %q in\n%s", line, got)
+		}
 	}
 }

@@ -6,9 +6,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-
-	shopv1alpha1 "github.com/syncer-gen/syncer-gen/examples/crd/api/shop/v1alpha1"
-	shopsyncers "github.com/syncer-gen/syncer-gen/examples/crd/syncers/shop/v1alpha1"
 )
 
 // summary prints how many widgets each owner and each color has, as the
@@ -16,14 +13,15 @@ import (
 //
 //	by owner: alice=500 bob=500 carol=500 dave=500
 //	by color: blue=666 green=667 red=667
-func summary(w io.Writer, store shopsyncers.WidgetStore) {
+func summary[T any](w io.Writer, store widgetStore[T], read func(T) fields) {
 	if store.Len() == 0 {
 		return
 	}
 	owners, colors := map[string]bool{}, map[string]bool{}
 	for _, x := range store.List() {
-		owners[x.Spec.Owner] = true
-		colors[x.Spec.Color] = true
+		r := read(x)
+		owners[r.owner] = true
+		colors[r.color] = true
 	}
 	fmt.Fprintf(w, "by owner: %s\n", counts(owners, store.ByOwner))
 	fmt.Fprintf(w, "by color: %s\n", counts(colors, store.ByColor))
@@ -31,7 +29,7 @@ func summary(w io.Writer, store shopsyncers.WidgetStore) {
 
 // counts renders "value=n" for each value, n being how many widgets lookup
 // returns for it.
-func counts(values map[string]bool, lookup func(string) []*shopv1alpha1.Widget) string {
+func counts[T any](values map[string]bool, lookup func(string) []T) string {
 	parts := make([]string, 0, len(values))
 	for _, v := range slices.Sorted(maps.Keys(values)) {
 		parts = append(parts, fmt.Sprintf("%s=%d", show(v), len(lookup(v))))

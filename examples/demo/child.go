@@ -95,6 +95,24 @@ func (c *child) kill() {
 	<-c.done
 }
 
+// peakRSS returns the peak resident set size of the process, once it has
+// exited: the kernel's high-water mark of its RSS, VmHWM in
+// /proc/PID/status while it runs, which the wait for its exit reports as
+// ru_maxrss (KiB on Linux). An example that exits when synced (--once)
+// leaves no time to read /proc; this is the same figure, to a few pages.
+func (c *child) peakRSS() (int64, error) {
+	select {
+	case <-c.done:
+	default:
+		return 0, fmt.Errorf("%s: peak RSS asked before it exited", c.name)
+	}
+	ru, ok := c.cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok || ru.Maxrss <= 0 {
+		return 0, fmt.Errorf("%s: no peak RSS in its resource usage (%T)", c.name, c.cmd.ProcessState.SysUsage())
+	}
+	return ru.Maxrss << 10, nil
+}
+
 // exitNote says how the process ended, if it has, for error messages.
 func (c *child) exitNote() string {
 	select {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/syncer-gen/syncer-gen/examples/internal/lines"
+	"github.com/syncer-gen/syncer-gen/examples/internal/size"
 )
 
 // tempDir returns the demo's temporary folder named in out.
@@ -30,7 +31,7 @@ func TestDemo(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	var out lines.Buffer
-	err := run(ctx, options{configMaps: 120, widgets: 80, workers: 8, namespace: "demo"}, newUI(&out, &out))
+	err := run(ctx, options{configMaps: 120, widgets: 80, pods: 200, nodes: 4, workers: 8, namespace: "demo"}, newUI(&out, &out))
 	text := out.String()
 	if err != nil {
 		t.Fatalf("run: %v\noutput:\n%s", err, text)
@@ -40,6 +41,12 @@ func TestDemo(t *testing.T) {
 		"ok 200 objects in ",
 		"\nsynced 120 configmaps in ",
 		"ok exited 0; its last line counts the 120 ConfigMaps created",
+		"ok 200 Deployment-shaped pods over 4 nodes ",
+		"\npods per node: node-00=50 node-01=50 node-02=50 node-03=50\n",
+		"\npods per node: node-01=50\n",
+		"\nsynced 0 pods in ",
+		"ok the projection's store keeps 0.",
+		"ok peak RSS: whole pods ",
 		"\nsynced 80 widgets in ",
 		"\nby owner: alice=20 bob=20 carol=20 dave=20\n",
 		"\nadded widget demo/live-1 owner=alice color=red size=5 phase=\"\"\n",
@@ -60,6 +67,19 @@ func TestDemo(t *testing.T) {
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("output has no %q", want)
+		}
+	}
+	// The table: whole pods and the projection by WatchList, the agent by
+	// LIST (a field selector), the projection's store a fraction.
+	for _, row := range []string{
+		`(?m)^    pods \(whole\) +200 watchlist +\d+\.\d\ds +` + size.Pattern + ` +` + size.Pattern + ` +` + size.Pattern + `$`,
+		`(?m)^    nodepods \(projected\) +200 watchlist +\d+\.\d\ds +` + size.Pattern + ` +` + size.Pattern + ` +` + size.Pattern + `$`,
+		`(?m)^    nodepods --node node-01 +50 list +\d+\.\d\ds +` + size.Pattern + ` +` + size.Pattern + ` +` + size.Pattern + `$`,
+		`(?m)^    no pods \(--node nowhere\) +0 list +\d+\.\d\ds +0B +- +` + size.Pattern + `$`,
+		`(?m)^    projected / whole +\d+\.\d\dx +0\.[0-4]\dx +\d+\.\d\dx$`,
+	} {
+		if !regexp.MustCompile(row).MatchString(text) {
+			t.Errorf("output has no line matching %s", row)
 		}
 	}
 	if strings.Contains(text, "\x1b[") {

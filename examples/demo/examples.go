@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/syncer-gen/syncer-gen/internal/testbed"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -11,6 +10,8 @@ import (
 
 	shopv1alpha1 "github.com/syncer-gen/syncer-gen/examples/crd/api/shop/v1alpha1"
 	"github.com/syncer-gen/syncer-gen/examples/internal/fixture"
+	"github.com/syncer-gen/syncer-gen/examples/internal/size"
+	"github.com/syncer-gen/syncer-gen/internal/testbed"
 )
 
 // Deadlines of the waits on the examples' output.
@@ -20,7 +21,17 @@ const (
 	exitDeadline  = 15 * time.Second // a clean exit after SIGINT
 )
 
-var builtinSynced = regexp.MustCompile(`^synced (\d+) configmaps in \d+\.\d\ds mode=(watchlist|list|warm)$`)
+// builtinSynced is examples/builtin's synced line: how many objects of
+// which resource, in how long, how, and the bytes its store keeps.
+var builtinSynced = regexp.MustCompile(`^synced (\d+) (\w+) in (\d+\.\d\d)s mode=(watchlist|list|warm) store=(` + size.Pattern + `)$`)
+
+// synced is what examples/builtin said in its synced line.
+type synced struct {
+	objects int
+	took    time.Duration
+	mode    string
+	store   int64 // Store().Bytes()
+}
 
 // launch starts the example name with args and shows its command line.
 func (d *demo) launch(name string, args ...string) (*child, error) {
@@ -66,27 +77,42 @@ func (d *demo) runBuiltinWarm(ctx context.Context) error {
 // builtinOnce runs examples/builtin --once with its snapshot, checks that
 // its last line counts want ConfigMaps and returns the mode it names.
 func (d *demo) builtinOnce(ctx context.Context, want int) (string, error) {
-	c, err := d.launch("builtin", "--kubeconfig", d.kubeconfig, "--namespace", d.o.namespace, "--resource", "configmaps",
-		"--snapshot", filepath.Join(d.dir, "configmaps.snapshot"), "--once")
+	s, _, err := d.builtinSynced(ctx, "configmaps", want, "--snapshot", filepath.Join(d.dir, "configmaps.snapshot"))
+	return s.mode, err
+}
+
+// builtinSynced runs examples/builtin --once --resource resource with
+// args, waits for it to exit 0 and reads its last line, which must count
+// want objects; it returns what that line says, and the child.
+func (d *demo) builtinSynced(ctx context.Context, resource string, want int, args ...string) (synced, *child, error) {
+	var s synced
+	c, err := d.launch("builtin", append([]string{"--kubeconfig", d.kubeconfig, "--namespace", d.o.namespace, "--resource", resource}, append(args, "--once")...)...)
 	if err != nil {
-		return "", err
+		return s, nil, err
 	}
 	if err := c.wait(ctx, syncDeadline); err != nil {
-		return "", err
+		return s, c, err
 	}
 	out := c.out.Lines()
 	if len(out) == 0 {
-		return "", fmt.Errorf("builtin printed nothing on stdout")
+		return s, c, fmt.Errorf("builtin printed nothing on stdout")
 	}
 	last := out[len(out)-1]
 	m := builtinSynced.FindStringSubmatch(last)
 	if m == nil {
-		return "", fmt.Errorf("builtin's last line %q does not match %s", last, builtinSynced)
+		return s, c, fmt.Errorf("builtin's last line %q does not match %s", last, builtinSynced)
 	}
-	if n, _ := strconv.Atoi(m[1]); n != want {
-		return "", fmt.Errorf("builtin synced %d configmaps, the namespace holds %d", n, want)
+	s.objects, _ = strconv.Atoi(m[1])
+	if s.objects != want {
+		return s, c, fmt.Errorf("builtin synced %d %s, want %d", s.objects, m[2], want)
 	}
-	return m[2], nil
+	took, _ := strconv.ParseFloat(m[3], 64)
+	s.took = time.Duration(took * float64(time.Second))
+	s.mode = m[4]
+	if s.store, err = size.Parse(m[5]); err != nil {
+		return s, c, err
+	}
+	return s, c, nil
 }
 
 // runCRD runs examples/crd live, changes widgets and waits for each event.

@@ -47,6 +47,7 @@ func run(ctx context.Context, o options, u *ui) (err error) {
 		{"Building examples/builtin and examples/crd", d.build},
 		{"examples/builtin: sync every ConfigMap once, keeping a snapshot", d.runBuiltin},
 		{"examples/builtin again, after 1% churn: a warm restart from the snapshot", d.runBuiltinWarm},
+		{fmt.Sprintf("examples/builtin: %d pods whole, projected to a node agent's fields (NodePod), and one node's agent", o.pods), d.runProjection},
 		{"examples/crd: sync the widgets, then follow them live", d.runCRD},
 		{"examples/crd --reconcile: a controller writes each widget's status; /metrics", d.runController},
 		{fmt.Sprintf("examples/crd --reconcile --shards %d: three replicas share the widgets; one is killed, then comes back", fleetShards), d.runFleet},
