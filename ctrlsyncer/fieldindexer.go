@@ -52,7 +52,9 @@ type fieldIndexer struct {
 // projected syncer, the projection) the index field, computed by extract,
 // as the Manager's cache's IndexField does for its informer. It must come
 // before For, Owns or Add make that syncer (they give it the indexes
-// declared so far), and a field is indexed once per type; the indexes of
+// declared so far), and a field is indexed once per type, under a name
+// none of the syncer's marker indexes has (For, Owns or Add then fail: two
+// indexes of one name would hide one); the indexes of
 // a type that no For, Owns or Add of the Client takes stop the Manager
 // when it starts, with an error that names them. extract
 // is called with each object of the type as it is stored (a *T, shared with

@@ -312,3 +312,22 @@ func job(ns, name string, owners ...metav1.OwnerReference) *batchv1.Job {
 			Containers:    []corev1.Container{{Name: "c", Image: "busybox"}},
 		}}}}
 }
+
+// An IndexField under the name of one of the syncer's marker indexes
+// (examples/ctrl's Job alias has "owner") would replace it unseen, and
+// ByOwner would then answer with the other function's values: the syncer
+// is not made, and the error names the index.
+func TestFieldIndexerNamedAsAMarkerIndexIsRefused(t *testing.T) {
+	srv, _ := server(t, "indexer-clash")
+	mgr := newManager(t, srv.Config(), logr.Discard())
+	c, err := ctrlsyncer.NewClient(mgr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ctrlsyncer.FieldIndexer(c).IndexField(context.Background(), &batchv1.Job{}, "owner", jobImages); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ctrlsyncer.Add(c, batchsyncers.JobSyncerIn); err == nil || !strings.Contains(err.Error(), `WithIndex("owner") given twice`) {
+		t.Errorf("Add with an IndexField named as a marker index: %v; want the name given twice", err)
+	}
+}

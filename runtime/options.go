@@ -31,6 +31,7 @@ type config struct {
 	compression     bool // accept gzip-compressed responses (WithCompression)
 	transforms      []func(any) any
 	indexes         map[string]func(any) []string
+	indexTwice      []string // names WithIndex was given more than once
 	logger          logr.Logger
 	metrics         Metrics
 	httpClient      *http.Client
@@ -85,6 +86,9 @@ func (c *config) validate() error {
 		if fi, err := os.Stat(filepath.Dir(c.snapshotPath)); err != nil || !fi.IsDir() {
 			errs = append(errs, fmt.Errorf("WithSnapshot(%q): its folder must exist: %v", c.snapshotPath, err))
 		}
+	}
+	for _, name := range c.indexTwice {
+		errs = append(errs, fmt.Errorf("WithIndex(%q) given twice: one index a name (a marker's index and a WithIndex may not share it)", name))
 	}
 	if c.metrics == nil {
 		errs = append(errs, errors.New("WithMetrics(nil): use NopMetrics{}"))
@@ -214,10 +218,16 @@ func WithStripManagedFields() Option {
 
 // WithIndex adds a named index to the store: f returns the index values of
 // an object, and Store.ByIndex(name, value) returns the objects that have it.
+// A name is given once: New fails for one given twice, so that neither index
+// silently replaces the other (a generated syncer gives its markers' indexes
+// this way).
 func WithIndex[T Object](name string, f func(T) []string) Option {
 	return func(c *config) {
 		if c.indexes == nil {
 			c.indexes = map[string]func(any) []string{}
+		}
+		if _, ok := c.indexes[name]; ok {
+			c.indexTwice = append(c.indexTwice, name)
 		}
 		c.indexes[name] = func(o any) []string { return f(o.(T)) }
 	}
