@@ -153,8 +153,9 @@
 // Once Run's context has ended, a release is written the same way
 // instead, so that the Lease does not name this replica whatever became
 // of the take, and the others take the shard at once. A take that stays
-// unsure (the server does not answer) is settled by the next LIST, or
-// released as Run ends. Any Lease that names this replica while it does
+// unsure (the server answers neither the take sent again nor, after its
+// conflict, the read) is settled by the next LIST, or released as Run
+// ends. Any Lease that names this replica while it does
 // not hold it (a take whose answer was lost, a release that failed, an
 // earlier run under the same Identity) is taken first in the next round,
 // as far as the quota goes, and released otherwise: while the replica

@@ -96,12 +96,32 @@ const (
 	loseAnswerOnCancel
 )
 
-// faultyLeases is a Lease client that passes reads through and applies
-// rule to each write.
+// faultyLeases is a Lease client that applies rule to each write and
+// readRule to each Get.
 type faultyLeases struct {
 	coordinationv1client.LeasesGetter
-	mu   sync.Mutex
-	rule func(verb string, l *coordinationv1.Lease) writeFault
+	mu       sync.Mutex
+	rule     func(verb string, l *coordinationv1.Lease) writeFault
+	readRule func(name string) error
+}
+
+// setReadRule makes each Get of a Lease first call rule with its name: an
+// error is returned in place of the Lease, as when the read's answer is
+// lost.
+func (f *faultyLeases) setReadRule(rule func(name string) error) {
+	f.mu.Lock()
+	f.readRule = rule
+	f.mu.Unlock()
+}
+
+func (f *faultyLeases) readFault(name string) error {
+	f.mu.Lock()
+	rule := f.readRule
+	f.mu.Unlock()
+	if rule == nil {
+		return nil
+	}
+	return rule(name)
 }
 
 func (f *faultyLeases) setRule(rule func(verb string, l *coordinationv1.Lease) writeFault) {
@@ -126,6 +146,13 @@ func (f *faultyLeases) Leases(ns string) coordinationv1client.LeaseInterface {
 type faultyLease struct {
 	coordinationv1client.LeaseInterface
 	f *faultyLeases
+}
+
+func (l *faultyLease) Get(ctx context.Context, name string, o metav1.GetOptions) (*coordinationv1.Lease, error) {
+	if err := l.f.readFault(name); err != nil {
+		return nil, err
+	}
+	return l.LeaseInterface.Get(ctx, name, o)
 }
 
 func (l *faultyLease) Create(ctx context.Context, lease *coordinationv1.Lease, o metav1.CreateOptions) (*coordinationv1.Lease, error) {

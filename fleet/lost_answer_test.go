@@ -2,6 +2,7 @@ package fleet_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 	"testing"
@@ -70,6 +71,65 @@ func TestLostAnswerOfACancelledAcquireIsReleased(t *testing.T) {
 		(time.Since(stopped)).Round(time.Millisecond))
 	if limit := 2 * time.Second; took > limit {
 		t.Errorf("a took the shards back %s after b's Run returned, want within %s (its lease is %s)", took, limit, c.opts.LeaseDuration)
+	}
+	if n := len(c.replica("a").metrics.takeovers(fleet.FromExpiry)); n > 0 {
+		t.Errorf("a took %d shards by expiry, want none: b's Lease was released", n)
+	}
+}
+
+// A take whose answer is lost (the write lands, the connection resets),
+// and whose follow-up read is lost too: the take sent again conflicts (the
+// first landed), and the read that would tell gets no answer. The replica
+// stops before its next round would show it the Lease: when Run has
+// returned, the Lease does not name it, and the replica it was joining
+// takes the shard back at once, not once it expires.
+func TestLostAnswerAndLostReadOfATakeIsReleased(t *testing.T) {
+	c, store := lostAnswerCluster(t, "lostread", 4)
+	c.start("a")
+	c.waitBalanced(10 * time.Second)
+
+	var taken atomic.Value // the Lease whose take lost its answer
+	b := store.faults("b")
+	b.setRule(func(_ string, l *coordinationv1.Lease) writeFault {
+		if isShard(l) && taken.CompareAndSwap(nil, l.Name) {
+			return loseAnswer
+		}
+		return pass
+	})
+	// The first read of that Lease after the lost take is the one that
+	// settles it: its answer is lost once b's Run has been cancelled.
+	reading, stopping := make(chan string, 1), make(chan struct{})
+	var once atomic.Bool
+	b.setReadRule(func(name string) error {
+		if name == taken.Load() && once.CompareAndSwap(false, true) {
+			reading <- name
+			<-stopping
+			return errors.New("faultyLeases: connection reset by peer before the read's answer")
+		}
+		return nil
+	})
+	c.start("b")
+	var name string
+	select {
+	case name = <-reading:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("b took no shard: %s", c.distribution())
+	}
+	c.replica("b").cancel()
+	close(stopping)
+	stopped := c.stop("b")
+	l, err := store.leases.Leases("default").Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := l.Spec.HolderIdentity; h != nil && *h == "b" {
+		t.Errorf("%s names the stopped replica b after its Run returned", name)
+	}
+	took := c.waitBalanced(10 * time.Second)
+	t.Logf("b stopped with its take of %s unsure; a holds every shard again %s after Run returned", name, took.Round(time.Millisecond))
+	if limit := 2 * time.Second; time.Since(stopped) > limit {
+		t.Errorf("a took the shards back %s after b's Run returned, want within %s (its lease is %s)",
+			time.Since(stopped).Round(time.Millisecond), limit, c.opts.LeaseDuration)
 	}
 	if n := len(c.replica("a").metrics.takeovers(fleet.FromExpiry)); n > 0 {
 		t.Errorf("a took %d shards by expiry, want none: b's Lease was released", n)

@@ -86,8 +86,9 @@ func (f *Fleet) acquire(ctx context.Context, work Work, shard, q, members int) b
 // replica; if not, the second takes the shard, and the first can no longer
 // land. Stopping, it writes a release the same way (disown), so that the
 // Lease does not name this replica, whatever became of the take. A take
-// still unsure (the server did not answer again) is noted in f.unsure:
-// the next look tells whether it landed, and leave releases it.
+// still unsure (the server answered neither the second take nor, after
+// its conflict, the read) is noted in f.unsure: the next look tells
+// whether it landed, and leave releases it.
 func (f *Fleet) settle(ctx context.Context, shard int, lock *leaseLock, rec rl.LeaderElectionRecord, lost error) bool {
 	if ctx.Err() != nil {
 		dctx, cancel := f.request(context.Background(), f.o.RenewDeadline)
@@ -116,9 +117,18 @@ func (f *Fleet) settle(ctx context.Context, shard int, lock *leaseLock, rec rl.L
 	// The Lease changed since it was read: the first take landed, or
 	// another replica wrote it.
 	cur, _, err := lock.get(sctx)
-	if err == nil && cur.HolderIdentity == f.o.Identity {
+	switch {
+	case err == nil && cur.HolderIdentity == f.o.Identity:
 		f.log.V(1).Info("a shard's take lost its answer; it had landed", "shard", shard, "answer", lost)
 		return true
+	case err != nil && !apierrors.IsNotFound(err):
+		// The read that tells got no answer: the Lease may name this
+		// replica. lock still holds the version the take was conditional
+		// on, so the next look forgets it if that changed (then a Lease
+		// that names this replica shows in f.ours), and leave releases it.
+		f.unsure[shard] = lock
+		f.log.V(1).Info("a shard's take lost its answer, and so did the read that would tell whether it landed",
+			"shard", shard, "answer", lost, "err", err)
 	}
 	return false
 }
