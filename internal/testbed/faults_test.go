@@ -86,19 +86,14 @@ func TestProxyCutsStreams(t *testing.T) {
 	p := testbed.StartProxy(t, srv)
 	cs := kubernetes.NewForConfigOrDie(p.Config())
 	ctx := context.Background()
-	ns, err := srv.Client().CoreV1().Namespaces().Create(ctx, &corev1.Namespace{
-		ObjectMeta: metav1.ObjectMeta{GenerateName: "cut-"},
-	}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ns := srv.Namespace(t)
 	const objects = 20
-	testbed.FillConfigMaps(t, srv.Client(), ns.Name, objects, 1024) // random text: no compression brings 20 KiB under 4 KiB
+	testbed.FillConfigMaps(t, srv.Client(), ns, objects, 1024) // random text: no compression brings 20 KiB under 4 KiB
 
 	p.CutStreamsAfter(4096)
 	// A watch from resourceVersion 0 starts with an ADDED event for every
 	// object: more than 4 KiB.
-	w, err := cs.CoreV1().ConfigMaps(ns.Name).Watch(ctx, metav1.ListOptions{ResourceVersion: "0"})
+	w, err := cs.CoreV1().ConfigMaps(ns).Watch(ctx, metav1.ListOptions{ResourceVersion: "0"})
 	if err != nil {
 		t.Fatal(err)
 	}

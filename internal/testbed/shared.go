@@ -27,6 +27,7 @@ func Shared(t testing.TB) *Server {
 		if sharedErr == nil {
 			shared, sharedErr = start(sharedDir)
 		}
+
 	}
 	if sharedErr != nil {
 		t.Fatal(sharedErr)
@@ -48,4 +49,11 @@ func Main(m *testing.M) int {
 		os.RemoveAll(sharedDir)
 	}
 	return code
+}
+
+// isShared reports whether s is the package's shared server.
+func (s *Server) isShared() bool {
+	sharedMu.Lock()
+	defer sharedMu.Unlock()
+	return s == shared
 }

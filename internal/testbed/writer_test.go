@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/syncer-gen/syncer-gen/internal/testbed"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -18,15 +17,10 @@ func TestConsistencyWriter(t *testing.T) {
 	srv := testbed.Shared(t)
 	cs := srv.Client()
 	ctx := context.Background()
-	ns, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{
-		ObjectMeta: metav1.ObjectMeta{GenerateName: "w-"},
-	}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	testbed.FillConfigMaps(t, cs, ns.Name, 100, 10)
+	ns := srv.Namespace(t)
+	testbed.FillConfigMaps(t, cs, ns, 100, 10)
 	p := testbed.StartProxy(t, srv)
-	w := testbed.StartWriter(t, p.Config(), ns.Name, testbed.WriterOptions{Rate: 200, Population: 100})
+	w := testbed.StartWriter(t, p.Config(), ns, testbed.WriterOptions{Rate: 200, Population: 100})
 	deadline := time.Now().Add(20 * time.Second)
 	for w.Stats().Writes() < 400 {
 		if time.Now().After(deadline) {
@@ -61,7 +55,7 @@ func TestConsistencyWriter(t *testing.T) {
 		t.Errorf("last error %v, want the paused proxy's 503", st.LastError)
 	}
 	after := w.Stats().Writes()
-	list, err := cs.CoreV1().ConfigMaps(ns.Name).List(ctx, metav1.ListOptions{})
+	list, err := cs.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
