@@ -27,41 +27,40 @@ func TestMain(m *testing.M) { os.Exit(testbed.Main(m)) }
 var syncedLine = regexp.MustCompile(`^synced (\d+) configmaps in \d+\.\d\ds mode=(watchlist|list) store=(` + size.Pattern + `)$`)
 
 // serve starts (or reuses) the server, writes a kubeconfig for it and
-// creates namespace ns, which fill then fills.
-func serve(t *testing.T, ns string, fill func(ctx context.Context, cs kubernetes.Interface) error) (*testbed.Server, string) {
+// makes a namespace of this run's own (testbed's Namespace), which fill
+// then fills. It returns the server, the kubeconfig and the namespace.
+func serve(t *testing.T, fill func(ctx context.Context, cs kubernetes.Interface, ns string) error) (*testbed.Server, string, string) {
 	t.Helper()
 	srv := testbed.Shared(t)
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
 	if err := srv.WriteKubeconfig(kubeconfig); err != nil {
 		t.Fatal(err)
 	}
+	ns := srv.Namespace(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := fixture.CreateNamespace(ctx, srv.Client(), ns); err != nil {
+	if err := fill(ctx, srv.Client(), ns); err != nil {
 		t.Fatal(err)
 	}
-	if err := fill(ctx, srv.Client()); err != nil {
-		t.Fatal(err)
-	}
-	return srv, kubeconfig
+	return srv, kubeconfig, ns
 }
 
-// setup fills namespace ns with n ConfigMaps (see serve).
-func setup(t *testing.T, ns string, n int) (*testbed.Server, string) {
+// setup fills a namespace with n ConfigMaps (see serve).
+func setup(t *testing.T, n int) (*testbed.Server, string, string) {
 	t.Helper()
-	return serve(t, ns, func(ctx context.Context, cs kubernetes.Interface) error {
+	return serve(t, func(ctx context.Context, cs kubernetes.Interface, ns string) error {
 		return fixture.CreateConfigMaps(ctx, cs, ns, n, 8, nil)
 	})
 }
 
 func TestOnceConfigMaps(t *testing.T) {
 	const n = 300
-	_, kubeconfig := setup(t, "once", n)
+	_, kubeconfig, ns := setup(t, n)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
 	var stdout, stderr bytes.Buffer
-	err := run(ctx, []string{"--kubeconfig", kubeconfig, "--namespace", "once", "--resource", "configmaps", "--once"}, &stdout, &stderr)
+	err := run(ctx, []string{"--kubeconfig", kubeconfig, "--namespace", ns, "--resource", "configmaps", "--once"}, &stdout, &stderr)
 	if err != nil {
 		t.Fatalf("run: %v\nstderr:\n%s", err, stderr.String())
 	}
@@ -91,14 +90,14 @@ func TestOnceConfigMaps(t *testing.T) {
 }
 
 func TestLiveEvents(t *testing.T) {
-	srv, kubeconfig := setup(t, "live", 20)
-	cms := srv.Client().CoreV1().ConfigMaps("live")
+	srv, kubeconfig, ns := setup(t, 20)
+	cms := srv.Client().CoreV1().ConfigMaps(ns)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
 	var stderr bytes.Buffer
 	out := lines.Go(ctx, func(ctx context.Context, w io.Writer) error {
-		return run(ctx, []string{"--kubeconfig", kubeconfig, "--namespace", "live", "--resource", "configmaps"}, w, &stderr)
+		return run(ctx, []string{"--kubeconfig", kubeconfig, "--namespace", ns, "--resource", "configmaps"}, w, &stderr)
 	})
 	defer out.Stop(ctx)
 	expect := func(pattern string) {
@@ -114,16 +113,16 @@ func TestLiveEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	expect(`^added configmap live/new keys=1$`)
+	expect(`^added configmap ` + ns + `/new keys=1$`)
 	cm.Data["b"] = "2"
 	if _, err := cms.Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	expect(`^updated configmap live/new keys=2$`)
+	expect(`^updated configmap ` + ns + `/new keys=2$`)
 	if err := cms.Delete(ctx, "new", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	expect(`^deleted configmap live/new keys=2$`)
+	expect(`^deleted configmap ` + ns + `/new keys=2$`)
 
 	if err := out.Stop(ctx); err != nil {
 		t.Fatalf("run after cancel: %v", err)
