@@ -46,7 +46,7 @@ func eventually(t *testing.T, d time.Duration, f func() string) {
 // widget count and the queue handler's calls.
 func TestController(t *testing.T) {
 	const n = 30
-	_, kubeconfig, widgets := setup(t, "controller", n)
+	_, kubeconfig, widgets, ns := setup(t, n)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	addr := freeAddr(t)
@@ -54,7 +54,7 @@ func TestController(t *testing.T) {
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() {
-		done <- run(runCtx, []string{"--kubeconfig", kubeconfig, "--namespace", "controller", "--reconcile", "--metrics-addr", addr}, &stdout, &stderr)
+		done <- run(runCtx, []string{"--kubeconfig", kubeconfig, "--namespace", ns, "--reconcile", "--metrics-addr", addr}, &stdout, &stderr)
 	}()
 	defer func() {
 		stop()
@@ -99,7 +99,7 @@ func TestController(t *testing.T) {
 	})
 	// The line comes after the status write the test has just seen.
 	eventually(t, 10*time.Second, func() string {
-		if !strings.Contains(stdout.String(), "controller/widget-00003: Pending") {
+		if !strings.Contains(stdout.String(), ns+"/widget-00003: Pending") {
 			return "stdout does not report the reconcile:\n" + stdout.String()
 		}
 		return ""

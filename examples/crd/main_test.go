@@ -23,10 +23,11 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(testbed.Main(m)) }
 
-// setup starts (or reuses) the server, installs the CRD and fills
-// namespace ns with n widgets. It returns the server, a kubeconfig for it
-// and a widgets client for ns.
-func setup(t *testing.T, ns string, n int) (*testbed.Server, string, *fixture.Widgets) {
+// setup starts (or reuses) the server, installs the CRD and fills a
+// namespace of this run's own (testbed's Namespace) with n widgets. It
+// returns the server, a kubeconfig for it, a widgets client for the
+// namespace and its name.
+func setup(t *testing.T, n int) (*testbed.Server, string, *fixture.Widgets, string) {
 	t.Helper()
 	srv := testbed.Shared(t)
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
@@ -38,9 +39,7 @@ func setup(t *testing.T, ns string, n int) (*testbed.Server, string, *fixture.Wi
 	if err := crd.Install(ctx, srv.Config(), 30*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	if err := fixture.CreateNamespace(ctx, srv.Client(), ns); err != nil {
-		t.Fatal(err)
-	}
+	ns := srv.Namespace(t)
 	widgets, err := fixture.NewWidgets(srv.Config(), ns)
 	if err != nil {
 		t.Fatal(err)
@@ -48,7 +47,7 @@ func setup(t *testing.T, ns string, n int) (*testbed.Server, string, *fixture.Wi
 	if err := fixture.CreateWidgets(ctx, widgets, ns, n, 8, nil); err != nil {
 		t.Fatal(err)
 	}
-	return srv, kubeconfig, widgets
+	return srv, kubeconfig, widgets, ns
 }
 
 // updateWidget reads the widget name, changes it and writes it back.
@@ -76,13 +75,13 @@ func want(label string, values []string, n int) string {
 
 func TestRunOnce(t *testing.T) {
 	const n = 30
-	_, kubeconfig, _ := setup(t, "once", n)
+	_, kubeconfig, _, ns := setup(t, n)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
 	var stdout, stderr bytes.Buffer
 	// --install-crd again: applying the CRD twice is fine.
-	err := run(ctx, []string{"--kubeconfig", kubeconfig, "--namespace", "once", "--install-crd", "--once"}, &stdout, &stderr)
+	err := run(ctx, []string{"--kubeconfig", kubeconfig, "--namespace", ns, "--install-crd", "--once"}, &stdout, &stderr)
 	if err != nil {
 		t.Fatalf("run: %v\nstderr:\n%s", err, stderr.String())
 	}
@@ -105,13 +104,13 @@ func TestRunOnce(t *testing.T) {
 }
 
 func TestRunLive(t *testing.T) {
-	_, kubeconfig, widgets := setup(t, "live", 5)
+	_, kubeconfig, widgets, ns := setup(t, 5)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
 	var stderr bytes.Buffer
 	out := lines.Go(ctx, func(ctx context.Context, w io.Writer) error {
-		return run(ctx, []string{"--kubeconfig", kubeconfig, "--namespace", "live"}, w, &stderr)
+		return run(ctx, []string{"--kubeconfig", kubeconfig, "--namespace", ns}, w, &stderr)
 	})
 	defer out.Stop(ctx)
 	expect := func(pattern string) {
@@ -122,26 +121,26 @@ func TestRunLive(t *testing.T) {
 	}
 
 	expect(`^synced 5 widgets in \d+\.\d\ds mode=watchlist store=` + size.Pattern + `$`)
-	w := fixture.Widget("live", 100) // alice, green, size 1
+	w := fixture.Widget(ns, 100) // alice, green, size 1
 	w, err := widgets.Create(ctx, w)
 	if err != nil {
 		t.Fatal(err)
 	}
-	expect(`^added widget live/widget-00100 owner=alice color=green size=1 phase=""$`)
+	expect(`^added widget ` + ns + `/widget-00100 owner=alice color=green size=1 phase=""$`)
 	w.Spec.Color, w.Spec.Size = "red", 3
 	if w, err = widgets.Update(ctx, w); err != nil {
 		t.Fatal(err)
 	}
-	expect(`^updated widget live/widget-00100 color=green→red size=1→3$`)
+	expect(`^updated widget ` + ns + `/widget-00100 color=green→red size=1→3$`)
 	w.Status.Phase = "Ready"
 	if _, err = widgets.UpdateStatus(ctx, w); err != nil {
 		t.Fatal(err)
 	}
-	expect(`^updated widget live/widget-00100 phase=""→Ready$`)
+	expect(`^updated widget ` + ns + `/widget-00100 phase=""→Ready$`)
 	if err := widgets.Delete(ctx, w.Name); err != nil {
 		t.Fatal(err)
 	}
-	expect(`^deleted widget live/widget-00100$`)
+	expect(`^deleted widget ` + ns + `/widget-00100$`)
 
 	if err := out.Stop(ctx); err != nil {
 		t.Fatalf("run after cancel: %v", err)

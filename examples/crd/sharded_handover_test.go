@@ -146,9 +146,8 @@ func TestShardHandoverWaitsForStatusWrites(t *testing.T) {
 	const (
 		n      = 200
 		shards = 2
-		ns     = "sharded-handover"
 	)
-	ctx, srv, kubeconfig, widgets, leaseNS := setupSharded(t, ns, n, 3*time.Minute)
+	ctx, srv, kubeconfig, widgets, ns, leaseNS := setupSharded(t, n, 3*time.Minute)
 	list, err := widgets.List(ctx)
 	if err != nil {
 		t.Fatal(err)

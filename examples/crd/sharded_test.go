@@ -98,19 +98,16 @@ func (r *replica) spans(end time.Time) map[int][]span {
 	return out
 }
 
-// setupSharded is setup for a sharded controller, with a namespace
-// ns-leases for the fleet's Leases, and a context that ends after timeout
-// or with the test.
-func setupSharded(t *testing.T, ns string, n int, timeout time.Duration) (context.Context, *testbed.Server, string, *fixture.Widgets, string) {
+// setupSharded is setup for a sharded controller, with another namespace
+// for the fleet's Leases, and a context that ends after timeout or with
+// the test. It returns the context, the server, the kubeconfig, the
+// widgets client, the widgets' namespace and the Leases'.
+func setupSharded(t *testing.T, n int, timeout time.Duration) (context.Context, *testbed.Server, string, *fixture.Widgets, string, string) {
 	t.Helper()
-	srv, kubeconfig, widgets := setup(t, ns, n)
+	srv, kubeconfig, widgets, ns := setup(t, n)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	t.Cleanup(cancel)
-	leaseNS := ns + "-leases"
-	if err := fixture.CreateNamespace(ctx, srv.Client(), leaseNS); err != nil {
-		t.Fatal(err)
-	}
-	return ctx, srv, kubeconfig, widgets, leaseNS
+	return ctx, srv, kubeconfig, widgets, ns, srv.Namespace(t)
 }
 
 // buildExample builds this program into a temporary folder.
@@ -169,9 +166,8 @@ func TestShardedReplicasTakeOverAKilledOne(t *testing.T) {
 		n      = 300
 		shards = 8
 		lease  = 3 * time.Second
-		ns     = "sharded"
 	)
-	ctx, srv, kubeconfig, widgets, leaseNS := setupSharded(t, ns, n, 4*time.Minute)
+	ctx, srv, kubeconfig, widgets, ns, leaseNS := setupSharded(t, n, 4*time.Minute)
 	bin := buildExample(t)
 
 	leases := &leaseLog{records: map[string][]leaseSeen{}}
@@ -323,9 +319,8 @@ func TestShardSnapshotsMakeARestartWarm(t *testing.T) {
 	const (
 		n      = 200
 		shards = 2
-		ns     = "sharded-warm"
 	)
-	ctx, _, kubeconfig, widgets, leaseNS := setupSharded(t, ns, n, 2*time.Minute)
+	ctx, _, kubeconfig, widgets, ns, leaseNS := setupSharded(t, n, 2*time.Minute)
 	bin, dir := buildExample(t), t.TempDir()
 	args := []string{"--shards", fmt.Sprint(shards), "--lease-namespace", leaseNS, "--lease-duration", "3s", "--snapshot-dir", dir}
 	modes := func(r *replica) map[int]string {

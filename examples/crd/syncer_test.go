@@ -19,11 +19,11 @@ import (
 // marker-declared indexes right, a live update seen and re-indexed.
 func TestWidgetSyncer(t *testing.T) {
 	const n = 200
-	srv, _, widgets := setup(t, "shop", n)
+	srv, _, widgets, ns := setup(t, n)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
-	s, err := shopsyncers.NewWidgetSyncer(srv.Config(), runtime.WithNamespace("shop"))
+	s, err := shopsyncers.NewWidgetSyncer(srv.Config(), runtime.WithNamespace(ns))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,8 +76,8 @@ func TestWidgetSyncer(t *testing.T) {
 	red, green := fixture.CountOf(n, 0, 3), fixture.CountOf(n, 1, 3)
 	assertAll(t, "ByColor", "red", store.ByColor("red"), red-1, func(w *shopv1alpha1.Widget) string { return w.Spec.Color })
 	assertAll(t, "ByColor", "green", store.ByColor("green"), green+1, func(w *shopv1alpha1.Widget) string { return w.Spec.Color })
-	if got, ok := store.Get("shop", "widget-00000"); !ok || got.Spec.Color != "green" {
-		t.Errorf("Get(shop, widget-00000) = %v, %v; want the green widget", got, ok)
+	if got, ok := store.Get(ns, "widget-00000"); !ok || got.Spec.Color != "green" {
+		t.Errorf("Get(%s, widget-00000) = %v, %v; want the green widget", ns, got, ok)
 	}
 }
 
@@ -101,7 +101,7 @@ func assertAll(t *testing.T, index, value string, got []*shopv1alpha1.Widget, wa
 // deletion told once.
 func TestWidgetSyncerRestartsWarm(t *testing.T) {
 	const n = 100
-	srv, _, widgets := setup(t, "shop-warm", n)
+	srv, _, widgets, ns := setup(t, n)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	path := filepath.Join(t.TempDir(), "widgets.snapshot")
@@ -126,7 +126,7 @@ func TestWidgetSyncerRestartsWarm(t *testing.T) {
 	// run starts a syncer and waits for its sync; stop returns once Run
 	// did, which saves the snapshot.
 	run := func(h shopsyncers.WidgetHandler) (s *shopsyncers.WidgetSyncer, stop func()) {
-		s, err := shopsyncers.NewWidgetSyncer(cfg, runtime.WithNamespace("shop-warm"), runtime.WithSnapshot(path))
+		s, err := shopsyncers.NewWidgetSyncer(cfg, runtime.WithNamespace(ns), runtime.WithSnapshot(path))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -160,7 +160,7 @@ func TestWidgetSyncerRestartsWarm(t *testing.T) {
 	if err := widgets.Delete(ctx, "widget-00002"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := widgets.Create(ctx, fixture.Widget("shop-warm", n)); err != nil {
+	if _, err := widgets.Create(ctx, fixture.Widget(ns, n)); err != nil {
 		t.Fatal(err)
 	}
 
@@ -179,7 +179,7 @@ func TestWidgetSyncerRestartsWarm(t *testing.T) {
 	if got := s.Store().ByColor("violet"); len(got) != 1 || got[0].Name != "widget-00001" {
 		t.Errorf("ByColor(violet) = %v, want widget-00001", got)
 	}
-	if _, ok := s.Store().Get("shop-warm", "widget-00002"); ok || s.Store().Len() != n {
+	if _, ok := s.Store().Get(ns, "widget-00002"); ok || s.Store().Len() != n {
 		t.Errorf("store holds widget-00002 %v and %d widgets; want it gone and %d", ok, s.Store().Len(), n)
 	}
 	mu.Lock()

@@ -28,13 +28,13 @@ var (
 // summary from the view's indexes; but its store keeps less.
 func TestRunViewOnce(t *testing.T) {
 	const n = 40
-	_, kubeconfig, _ := setup(t, "view-once", n)
+	_, kubeconfig, _, ns := setup(t, n)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
 	outputs, stores := map[string]string{}, map[string]int64{}
 	for _, view := range []bool{false, true} {
-		args := []string{"--kubeconfig", kubeconfig, "--namespace", "view-once", "--once"}
+		args := []string{"--kubeconfig", kubeconfig, "--namespace", ns, "--once"}
 		if view {
 			args = append(args, "--view")
 		}
@@ -72,13 +72,13 @@ func TestRunViewOnce(t *testing.T) {
 // change prints the same line on both, a change to what the view does not
 // keep (a label) included.
 func TestRunViewLive(t *testing.T) {
-	_, kubeconfig, widgets := setup(t, "view-live", 6)
+	_, kubeconfig, widgets, ns := setup(t, 6)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
 	programs := map[string]*lines.Program{}
 	for _, name := range []string{"whole", "view"} {
-		args := []string{"--kubeconfig", kubeconfig, "--namespace", "view-live"}
+		args := []string{"--kubeconfig", kubeconfig, "--namespace", ns}
 		if name == "view" {
 			args = append(args, "--view")
 		}
@@ -96,27 +96,27 @@ func TestRunViewLive(t *testing.T) {
 	}
 
 	expect(`^synced 6 widgets in \d+\.\d\ds mode=watchlist store=`)
-	w, err := widgets.Create(ctx, fixture.Widget("view-live", 9)) // bob, red, size 10
+	w, err := widgets.Create(ctx, fixture.Widget(ns, 9)) // bob, red, size 10
 	if err != nil {
 		t.Fatal(err)
 	}
-	expect(`^added widget view-live/widget-00009 owner=bob color=red size=10 phase=""$`)
+	expect(`^added widget ` + ns + `/widget-00009 owner=bob color=red size=10 phase=""$`)
 	w.Spec.Owner, w.Spec.Size = "carol", 2
 	if w, err = widgets.Update(ctx, w); err != nil {
 		t.Fatal(err)
 	}
-	expect(`^updated widget view-live/widget-00009 owner=bob→carol size=10→2$`)
+	expect(`^updated widget ` + ns + `/widget-00009 owner=bob→carol size=10→2$`)
 	w.Status.Phase = "Sold"
 	if w, err = widgets.UpdateStatus(ctx, w); err != nil {
 		t.Fatal(err)
 	}
-	expect(`^updated widget view-live/widget-00009 phase=""→Sold$`)
+	expect(`^updated widget ` + ns + `/widget-00009 phase=""→Sold$`)
 	updateWidget(ctx, t, widgets, w.Name, func(w *shopv1alpha1.Widget) { w.Labels = map[string]string{"aisle": "7"} })
-	expect(`^updated widget view-live/widget-00009 metadata only$`)
+	expect(`^updated widget ` + ns + `/widget-00009 metadata only$`)
 	if err := widgets.Delete(ctx, w.Name); err != nil {
 		t.Fatal(err)
 	}
-	expect(`^deleted widget view-live/widget-00009$`)
+	expect(`^deleted widget ` + ns + `/widget-00009$`)
 
 	got := map[string]string{}
 	for name, p := range programs {

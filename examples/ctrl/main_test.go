@@ -53,18 +53,14 @@ func (r *replica) count(pattern string) int {
 // killed with SIGKILL the standby leads and reconciles a change with the
 // store it synced before, no second sync.
 func TestStandbyTakesOverSynced(t *testing.T) {
-	const n, ns = 20, "ctrl"
+	const n = 20
 	srv := testbed.Shared(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	if err := crd.Install(ctx, srv.Config(), time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{ns, ns + "-leases"} {
-		if err := fixture.CreateNamespace(ctx, srv.Client(), name); err != nil {
-			t.Fatal(err)
-		}
-	}
+	ns, leaseNS := srv.Namespace(t), srv.Namespace(t)
 	widgets, err := fixture.NewWidgets(srv.Config(), ns)
 	if err != nil {
 		t.Fatal(err)
@@ -83,7 +79,7 @@ func TestStandbyTakesOverSynced(t *testing.T) {
 	}
 	start := func(id string) *replica {
 		cmd := exec.Command(bin, "--kubeconfig", kubeconfig, "--namespace", ns, "--id", id,
-			"--lease-namespace", ns+"-leases", "--lease-duration", "3s")
+			"--lease-namespace", leaseNS, "--lease-duration", "3s")
 		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 		pipe, err := cmd.StdoutPipe()
 		if err != nil {
@@ -132,8 +128,8 @@ func TestStandbyTakesOverSynced(t *testing.T) {
 	if err := widgets.Delete(ctx, "widget-00002"); err != nil {
 		t.Fatal(err)
 	}
-	a.expect(t, `"msg"="deleted".*"namespace"="ctrl" "name"="widget-00002"`, 30*time.Second)
-	if b.count(`leads`) > 0 {
+	a.expect(t, `"msg"="deleted".*"namespace"="`+ns+`" "name"="widget-00002"`, 30*time.Second)
+	if b.count(`^replica b leads`) > 0 {
 		t.Fatal("the standby leads while the leader lives")
 	}
 
@@ -146,7 +142,7 @@ func TestStandbyTakesOverSynced(t *testing.T) {
 	setOwner("widget-00003", "")
 	b.expect(t, phase("widget-00003", "Pending"), 30*time.Second)
 	eventually(t, 30*time.Second, phases(map[string]string{"widget-00001": "Pending", "widget-00003": "Pending"}))
-	if got := b.count(`synced`); got != 1 {
+	if got := b.count(`^replica b synced `); got != 1 {
 		t.Errorf("the standby synced %d times; want once, before it led", got)
 	}
 }

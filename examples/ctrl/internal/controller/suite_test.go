@@ -70,7 +70,7 @@ func TestSuiteOnTheCacheAndOnSyncers(t *testing.T) {
 		}},
 	} {
 		t.Run(run.name, func(t *testing.T) {
-			s := startSuite(t, srv, "suite-"+run.name, run.setup)
+			s := startSuite(t, srv, run.setup)
 			s.specs(t)
 			outcomes[run.name] = s.outcome(t)
 		})
@@ -114,9 +114,10 @@ func scheme(t *testing.T) *kruntime.Scheme {
 	return s
 }
 
-// startSuite makes the namespace ns and starts a Manager that watches it,
-// with the controller setup puts on it, until the test ends.
-func startSuite(t *testing.T, srv *testbed.Server, ns string, setup func(ctrl.Manager, string) error) *suite {
+// startSuite makes a namespace (testbed's Namespace) and starts a Manager
+// that watches it, with the controller setup puts on it, until the test
+// ends.
+func startSuite(t *testing.T, srv *testbed.Server, setup func(ctrl.Manager, string) error) *suite {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	t.Cleanup(cancel)
@@ -124,9 +125,7 @@ func startSuite(t *testing.T, srv *testbed.Server, ns string, setup func(ctrl.Ma
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := direct.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
-		t.Fatal(err)
-	}
+	ns := srv.Namespace(t)
 	s := &suite{ns: ns, direct: direct, ctx: ctx}
 	logger := funcr.NewJSON(func(obj string) {
 		var l logLine
