@@ -56,8 +56,7 @@ func (r *requests) has(name string) bool {
 // widget gets its owner reconciled, one owned by a widget that is not its
 // controller, or whose controller is of another kind, gets nothing.
 func TestForAndOwnsDriveAController(t *testing.T) {
-	const ns = "builder"
-	srv, direct := server(t, ns)
+	srv, direct, ns := server(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	mgr := newManager(t, srv.Config(), logr.Discard())
@@ -121,7 +120,7 @@ func TestForAndOwnsDriveAController(t *testing.T) {
 // installed), and the syncer logs its failures through the Manager's
 // logger.
 func TestSyncFailureIsExplainedByTheManager(t *testing.T) {
-	srv, _ := server(t, "failure")
+	srv, _, _ := server(t)
 	var lines logs
 	mgr := newManager(t, srv.Config(), lines.logger())
 	c, err := ctrlsyncer.NewClient(mgr)
@@ -159,7 +158,7 @@ func TestSyncFailureIsExplainedByTheManager(t *testing.T) {
 // the scheme does not know, stop the Manager with an error saying so,
 // never a panic.
 func TestForAndOwnsRefuseWhatTheyCannotServe(t *testing.T) {
-	srv, _ := server(t, "refuse")
+	srv, _, _ := server(t)
 	for _, tc := range []struct {
 		name string
 		add  func(mgr ctrl.Manager, b *ctrl.Builder) *ctrl.Builder

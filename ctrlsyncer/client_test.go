@@ -30,8 +30,7 @@ import (
 // Continue refused), while reads of other types go to the Manager's client
 // and every write goes to the server.
 func TestClientReadsFromSyncersAndWritesToTheServer(t *testing.T) {
-	const ns = "client"
-	srv, direct := server(t, ns)
+	srv, direct, ns := server(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	for _, w := range []struct{ name, owner, color string }{{"a", "alice", "red"}, {"b", "bob", "red"}, {"c", "alice", "blue"}} {
@@ -133,7 +132,7 @@ func TestClientReadsFromSyncersAndWritesToTheServer(t *testing.T) {
 // same options; another made with other options, or a client that is not
 // a Client, is an error that says so.
 func TestAddServesOneSyncerPerType(t *testing.T) {
-	srv, _ := server(t, "add")
+	srv, _, _ := server(t)
 	mgr := newManager(t, srv.Config(), logr.Discard())
 	c, err := ctrlsyncer.NewClient(mgr)
 	if err != nil {

@@ -37,8 +37,7 @@ const panicChildEnv = "CTRLSYNCER_TEST_PANIC_CHILD"
 // IndexField, neither recovering it nor serving an index without it.
 // Each runs in a child process, whose death is the outcome.
 func TestFieldIndexerPanicIsTheProgramsAsInTheCache(t *testing.T) {
-	const ns = "indexer-panic"
-	srv, direct := server(t, ns)
+	srv, direct, ns := server(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	if err := direct.Create(ctx, job(ns, "doomed")); err != nil {

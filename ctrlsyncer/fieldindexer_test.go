@@ -111,8 +111,7 @@ func countingCache(t *testing.T, cfg *rest.Config) (*jobRequests, func(*ctrl.Opt
 // and sent no request of Jobs), where the Manager's own IndexField made it
 // watch them.
 func TestFieldIndexerServesAnIndexFieldMoved(t *testing.T) {
-	const ns = "indexer"
-	srv, direct := server(t, ns)
+	srv, direct, ns := server(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	widgets := map[string]*shopv1alpha1.Widget{}
@@ -228,7 +227,7 @@ func TestFieldIndexerServesAnIndexFieldMoved(t *testing.T) {
 // The indexes count among the syncer's options: Add returns the syncer
 // made with them, XSyncerIn(c.Set()) without them makes another.
 func TestFieldIndexerRefusesWhatItCannotKeep(t *testing.T) {
-	srv, _ := server(t, "indexer-refuse")
+	srv, _, _ := server(t)
 	ctx := context.Background()
 	mgr := newManager(t, srv.Config(), logr.Discard())
 	c, err := ctrlsyncer.NewClient(mgr)
@@ -318,7 +317,7 @@ func job(ns, name string, owners ...metav1.OwnerReference) *batchv1.Job {
 // ByOwner would then answer with the other function's values: the syncer
 // is not made, and the error names the index.
 func TestFieldIndexerNamedAsAMarkerIndexIsRefused(t *testing.T) {
-	srv, _ := server(t, "indexer-clash")
+	srv, _, _ := server(t)
 	mgr := newManager(t, srv.Config(), logr.Discard())
 	c, err := ctrlsyncer.NewClient(mgr)
 	if err != nil {

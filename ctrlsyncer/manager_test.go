@@ -10,14 +10,13 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -27,8 +26,9 @@ import (
 )
 
 // server returns the package's test server with the widgets CRD
-// installed, a new namespace of name ns, and a client straight to it.
-func server(t *testing.T, ns string) (*testbed.Server, client.Client) {
+// installed, a client straight to it, and a namespace of this run's own
+// (testbed's Namespace).
+func server(t *testing.T) (*testbed.Server, client.Client, string) {
 	t.Helper()
 	srv := testbed.Shared(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -40,10 +40,7 @@ func server(t *testing.T, ns string) (*testbed.Server, client.Client) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := direct.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
-		t.Fatal(err)
-	}
-	return srv, direct
+	return srv, direct, srv.Namespace(t)
 }
 
 // scheme knows widgets and the built-in types.
@@ -60,11 +57,16 @@ func scheme(t *testing.T) *kruntime.Scheme {
 }
 
 // newManager returns a Manager of cfg whose scheme knows widgets and the
-// built-in types, with no metrics or probe server, logging to log.
+// built-in types, with no metrics or probe server, logging to log. Its
+// controllers may take names used before in the process: controller-runtime
+// refuses a name twice per process, and a test run again (-count) names
+// its controller again.
 func newManager(t *testing.T, cfg *rest.Config, log logr.Logger, opts ...func(*ctrl.Options)) manager.Manager {
 	t.Helper()
+	skip := true
 	o := ctrl.Options{Scheme: scheme(t), Logger: log, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
-		Cache: cache.Options{ReaderFailOnMissingInformer: true}} // a read that reaches the Manager's cache for a type it does not watch fails
+		Cache:      cache.Options{ReaderFailOnMissingInformer: true}, // a read that reaches the Manager's cache for a type it does not watch fails
+		Controller: config.Controller{SkipNameValidation: &skip}}
 	for _, f := range opts {
 		f(&o)
 	}
