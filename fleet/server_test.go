@@ -27,7 +27,7 @@ const (
 // Each replica's requests pass through its own gate.
 func serverCluster(t *testing.T, name string, opts fleet.Options) *cluster {
 	srv := testbed.Shared(t)
-	opts.Name, opts.Namespace = name, "default"
+	opts.Name, opts.Namespace = name, srv.Namespace(t)
 	if opts.Shards == 0 {
 		opts.Shards = 8
 	}

@@ -16,7 +16,6 @@ import (
 	"github.com/syncer-gen/syncer-gen/syncerset"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
@@ -86,11 +85,12 @@ func TestSetSyncsOverOneConnection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ns := srv.Namespace(t)
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "in-a-set"}, Data: map[string]string{"k": "v"}}
-	if _, err := srv.Client().CoreV1().ConfigMaps("default").Create(ctx, cm, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+	if _, err := srv.Client().CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	cms, err := syncerset.Add[*corev1.ConfigMap](set, configMaps, runtime.WithNamespace("default"))
+	cms, err := syncerset.Add[*corev1.ConfigMap](set, configMaps, runtime.WithNamespace(ns))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,8 +118,8 @@ func TestSetSyncsOverOneConnection(t *testing.T) {
 	if _, ok := roles.Store().Get("", "cluster-admin"); !ok {
 		t.Error("clusterrole cluster-admin not in the store")
 	}
-	if _, ok := cms.Store().Get("default", "in-a-set"); !ok {
-		t.Error("configmap default/in-a-set not in the store")
+	if _, ok := cms.Store().Get(ns, "in-a-set"); !ok {
+		t.Errorf("configmap %s/in-a-set not in the store", ns)
 	}
 	if n := settles(conns.Load, 1, 5*time.Second); n != 1 {
 		t.Errorf("the set's 3 syncers hold %d connections open, want 1 (HTTP/2, shared transport)", n)
