@@ -8,7 +8,6 @@ import (
 	thingsv1syncers "github.com/syncer-gen/syncer-gen/internal/golden/syncers/things/v1"
 	"github.com/syncer-gen/syncer-gen/internal/testbed"
 	"github.com/syncer-gen/syncer-gen/runtime"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -71,11 +70,9 @@ func TestOwnerIndexOnRealServer(t *testing.T) {
 	srv := testbed.Shared(t)
 	srv.InstallCRD(t, manifest(t, "gadgets.yaml"))
 	ctx := t.Context()
-	if _, err := srv.Client().CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "owners"}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	ns := srv.Namespace(t)
 	gadgets := dynamic.NewForConfigOrDie(srv.Config()).
-		Resource(schema.GroupVersionResource{Group: "things.golden.example.com", Version: "v1", Resource: "gadgets"}).Namespace("owners")
+		Resource(schema.GroupVersionResource{Group: "things.golden.example.com", Version: "v1", Resource: "gadgets"}).Namespace(ns)
 	owned := func(name string, refs ...any) map[string]any {
 		return map[string]any{"apiVersion": gadgetAPI, "kind": "Gadget",
 			"metadata": map[string]any{"name": name, "ownerReferences": refs}, "spec": map[string]any{"owner": "x"}}
@@ -90,7 +87,7 @@ func TestOwnerIndexOnRealServer(t *testing.T) {
 		owned("loose", owner("Gadget", "a", false)),
 		owned("foreign", owner("Widget", "a", true)),
 	)
-	gs, err := thingsv1syncers.NewGadgetSyncer(srv.Config(), runtime.WithNamespace("owners"))
+	gs, err := thingsv1syncers.NewGadgetSyncer(srv.Config(), runtime.WithNamespace(ns))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -65,7 +65,7 @@ func TestChangedKeepListStartsCold(t *testing.T) {
 	}
 	srv := testbed.Shared(t)
 	cs := srv.Client()
-	ns := newNS(t, cs, "keep-change")
+	ns := srv.Namespace(t)
 	createPods(t, cs, ns, 0, 5)
 	dir := testmodule.Write(t, map[string]string{
 		"agent/kinds/kinds.go": agentKinds(".spec.nodeName", ".metadata.labels"),

@@ -8,8 +8,6 @@ import (
 	fleetv1beta1syncers "github.com/syncer-gen/syncer-gen/internal/golden/syncers/fleet/v1beta1"
 	"github.com/syncer-gen/syncer-gen/internal/testbed"
 	"github.com/syncer-gen/syncer-gen/runtime"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 )
@@ -22,13 +20,10 @@ func TestKubebuilderSyncersOnRealServer(t *testing.T) {
 	srv := testbed.Shared(t)
 	srv.InstallCRD(t, manifest(t, "cacti.yaml"))
 	srv.InstallCRD(t, manifest(t, "crates.yaml"))
-	ctx := t.Context()
-	if _, err := srv.Client().CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "fleet"}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	ns := srv.Namespace(t)
 	dyn := dynamic.NewForConfigOrDie(srv.Config())
 	cacti := dyn.Resource(schema.GroupVersionResource{Group: "fleet.golden.example.com", Version: "v1", Resource: "cacti"})
-	crates := dyn.Resource(schema.GroupVersionResource{Group: "fleet.golden.example.com", Version: "v1", Resource: "crates"}).Namespace("fleet")
+	crates := dyn.Resource(schema.GroupVersionResource{Group: "fleet.golden.example.com", Version: "v1", Resource: "crates"}).Namespace(ns)
 	for i := range 4 {
 		create(t, cacti, map[string]any{
 			"apiVersion": "fleet.golden.example.com/v1", "kind": "Cactus",
@@ -46,11 +41,11 @@ func TestKubebuilderSyncersOnRealServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v1crates, err := fleetv1syncers.NewCrateSyncer(srv.Config(), runtime.WithNamespace("fleet"))
+	v1crates, err := fleetv1syncers.NewCrateSyncer(srv.Config(), runtime.WithNamespace(ns))
 	if err != nil {
 		t.Fatal(err)
 	}
-	v1beta1crates, err := fleetv1beta1syncers.NewCrateSyncer(srv.Config(), runtime.WithNamespace("fleet"))
+	v1beta1crates, err := fleetv1beta1syncers.NewCrateSyncer(srv.Config(), runtime.WithNamespace(ns))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +65,7 @@ func TestKubebuilderSyncersOnRealServer(t *testing.T) {
 	if n := v1beta1crates.Store().Len(); n != 6 {
 		t.Errorf("v1beta1 crates: %d, want 6", n)
 	}
-	if c, _ := v1beta1crates.Store().Get("fleet", "k1"); c == nil || c.Spec.Owner != "bob" {
+	if c, _ := v1beta1crates.Store().Get(ns, "k1"); c == nil || c.Spec.Owner != "bob" {
 		t.Errorf("v1beta1 crate k1 = %+v, want bob's", c)
 	}
 }

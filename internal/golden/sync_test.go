@@ -13,6 +13,7 @@ import (
 	"github.com/syncer-gen/syncer-gen/internal/testbed"
 	"github.com/syncer-gen/syncer-gen/runtime"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -49,12 +50,24 @@ func run(t *testing.T, s interface {
 	}
 }
 
-// create makes each object with ri.
+// create makes each object with ri. Cluster-scoped ones are deleted when
+// the test ends (a namespace's are, with it: testbed's Namespace), so that
+// the test may run again (-count) and a syncer of the resource meets none
+// an earlier run made.
 func create(t *testing.T, ri dynamic.ResourceInterface, objs ...map[string]any) {
 	t.Helper()
 	for _, o := range objs {
-		if _, err := ri.Create(t.Context(), &unstructured.Unstructured{Object: o}, metav1.CreateOptions{}); err != nil {
+		made, err := ri.Create(t.Context(), &unstructured.Unstructured{Object: o}, metav1.CreateOptions{})
+		if err != nil {
 			t.Fatal(err)
+		}
+		if made.GetNamespace() == "" {
+			t.Cleanup(func() {
+				err := ri.Delete(context.Background(), made.GetName(), metav1.DeleteOptions{})
+				if err != nil && !apierrors.IsNotFound(err) {
+					t.Errorf("delete %s %s: %v", made.GetKind(), made.GetName(), err)
+				}
+			})
 		}
 	}
 }
@@ -76,11 +89,9 @@ func TestGeneratedSyncersOnRealServer(t *testing.T) {
 	srv.InstallCRD(t, manifest(t, "data.yaml"))
 	ctx := t.Context()
 	cs := srv.Client()
-	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "golden"}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	ns := srv.Namespace(t)
 	dyn := dynamic.NewForConfigOrDie(srv.Config())
-	gadgets := dyn.Resource(schema.GroupVersionResource{Group: "things.golden.example.com", Version: "v1", Resource: "gadgets"}).Namespace("golden")
+	gadgets := dyn.Resource(schema.GroupVersionResource{Group: "things.golden.example.com", Version: "v1", Resource: "gadgets"}).Namespace(ns)
 	data := dyn.Resource(schema.GroupVersionResource{Group: "things.golden.example.com", Version: "v1", Resource: "data"})
 	for i := range 40 {
 		owner := []string{"ann", "bob"}[i%2]
@@ -98,12 +109,12 @@ func TestGeneratedSyncersOnRealServer(t *testing.T) {
 	}
 	for i := range 5 {
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm%d", i), Labels: map[string]string{"app": []string{"web", "db"}[i%2]}}}
-		if _, err := cs.CoreV1().ConfigMaps("golden").Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+		if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
 
-	gs, err := thingsv1syncers.NewGadgetSyncer(srv.Config(), runtime.WithNamespace("golden"))
+	gs, err := thingsv1syncers.NewGadgetSyncer(srv.Config(), runtime.WithNamespace(ns))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +122,7 @@ func TestGeneratedSyncersOnRealServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cms, err := corev1syncers.NewConfigMapSyncer(srv.Config(), runtime.WithNamespace("golden"))
+	cms, err := corev1syncers.NewConfigMapSyncer(srv.Config(), runtime.WithNamespace(ns))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +144,7 @@ func TestGeneratedSyncersOnRealServer(t *testing.T) {
 	if n := len(gs.Store().ByTeam("red")); n != 40 {
 		t.Errorf("ByTeam(red): %d, want 40", n)
 	}
-	if g, _ := gs.Store().Get("golden", "g00"); g == nil || g.ManagedFields != nil {
+	if g, _ := gs.Store().Get(ns, "g00"); g == nil || g.ManagedFields != nil {
 		t.Errorf("g00 = %v, want it without managed fields", g)
 	}
 	if n := ds.Store().Len(); n != 3 {
