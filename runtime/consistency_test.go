@@ -212,7 +212,7 @@ func prepare(t *testing.T, srv *testbed.Server, n, size int) fault {
 	cfg.ContentType = "application/vnd.kubernetes.protobuf"
 	cfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
 	cs := kubernetes.NewForConfigOrDie(cfg)
-	f := fault{mc: metadata.NewForConfigOrDie(cfg), ns: newNamespace(t, cs)}
+	f := fault{mc: metadata.NewForConfigOrDie(cfg), ns: srv.Namespace(t)}
 	started := time.Now()
 	testbed.FillConfigMaps(t, cs, f.ns, n, size)
 	t.Logf("%d objects created in %s", n, time.Since(started).Round(time.Millisecond))

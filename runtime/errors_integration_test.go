@@ -38,7 +38,7 @@ func TestForbiddenIsReportedAndRetried(t *testing.T) {
 // Cancelling the context stops everything the syncer started.
 func TestCancelLeavesNoGoroutines(t *testing.T) {
 	srv := testbed.Shared(t)
-	ns := newNamespace(t, srv.Client())
+	ns := srv.Namespace(t)
 	createConfigMaps(t, srv.Client(), ns, 0, 5, nil)
 	ignore := goleak.IgnoreCurrent()
 	s, err := runtime.New[*corev1.ConfigMap](srv.Config(), configMaps, runtime.WithNamespace(ns))

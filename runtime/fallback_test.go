@@ -15,7 +15,7 @@ import (
 func TestFallbackWhenGateOff(t *testing.T) {
 	srv := testbed.Start(t, testbed.WithAPIServerFlags("--feature-gates=WatchList=false"))
 	cs := srv.Client()
-	ns := newNamespace(t, cs)
+	ns := srv.Namespace(t)
 	createConfigMaps(t, cs, ns, 0, 120, nil)
 
 	s, rec := startSyncer(t, srv.Config(), runtime.WithNamespace(ns), runtime.WithPageSize(50))
@@ -66,7 +66,7 @@ func TestNoBookmarkBehindDroppingProxy(t *testing.T) {
 
 func testNoBookmark(t *testing.T, srv *testbed.Server, breakIt func(*testbed.Proxy)) {
 	cs := srv.Client()
-	ns := newNamespace(t, cs)
+	ns := srv.Namespace(t)
 	createConfigMaps(t, cs, ns, 0, 200, nil)
 	proxy := testbed.StartProxy(t, srv)
 	breakIt(proxy)

@@ -155,18 +155,6 @@ func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
 	}
 }
 
-// newNamespace creates a namespace for one test.
-func newNamespace(t *testing.T, cs kubernetes.Interface) string {
-	t.Helper()
-	ns, err := cs.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{
-		ObjectMeta: metav1.ObjectMeta{GenerateName: "t-"},
-	}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ns.Name
-}
-
 // createConfigMaps creates ConfigMaps cm-<from>..cm-<to-1> in ns with 8 workers.
 func createConfigMaps(t *testing.T, cs kubernetes.Interface, ns string, from, to int, labels map[string]string) {
 	t.Helper()

@@ -18,7 +18,7 @@ import (
 func TestExpiredResyncDeliversDeletions(t *testing.T) {
 	srv := testbed.Start(t)
 	cs := srv.Client()
-	ns := newNamespace(t, cs)
+	ns := srv.Namespace(t)
 	createConfigMaps(t, cs, ns, 0, 30, nil)
 	proxy := testbed.StartProxy(t, srv)
 	s, rec := startSyncer(t, proxy.Config(), runtime.WithNamespace(ns), runtime.WithBackoff(50*time.Millisecond, 500*time.Millisecond))
@@ -89,7 +89,7 @@ func TestExpiredResyncDeliversDeletions(t *testing.T) {
 func TestAPIServerRestartLosesNothing(t *testing.T) {
 	srv := testbed.Start(t)
 	cs := srv.Client()
-	ns := newNamespace(t, cs)
+	ns := srv.Namespace(t)
 	createConfigMaps(t, cs, ns, 0, 20, nil)
 	s, rec := startSyncer(t, srv.Config(), runtime.WithNamespace(ns), runtime.WithBackoff(50*time.Millisecond, 500*time.Millisecond))
 	if err := s.WaitForSync(ctxTimeout(t, 30*time.Second)); err != nil {

@@ -93,7 +93,7 @@ func TestStoreBytesFollowChanges(t *testing.T) {
 func TestStoreBytesFollowTheServer(t *testing.T) {
 	srv := testbed.Shared(t)
 	cs := kubernetes.NewForConfigOrDie(srv.Config())
-	ns := newNamespace(t, cs)
+	ns := srv.Namespace(t)
 	ctx := context.Background()
 	const n = 40
 	for i := range n {

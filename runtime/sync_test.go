@@ -15,7 +15,7 @@ import (
 func TestWatchListSyncThenLiveEvents(t *testing.T) {
 	srv := testbed.Shared(t)
 	cs := srv.Client()
-	ns := newNamespace(t, cs)
+	ns := srv.Namespace(t)
 	createConfigMaps(t, cs, ns, 0, 50, nil)
 
 	s, rec := startSyncer(t, srv.Config(), runtime.WithNamespace(ns))
@@ -60,7 +60,7 @@ func TestWatchListSyncThenLiveEvents(t *testing.T) {
 func TestLateHandlerGetsStateThenLiveEvents(t *testing.T) {
 	srv := testbed.Shared(t)
 	cs := srv.Client()
-	ns := newNamespace(t, cs)
+	ns := srv.Namespace(t)
 	createConfigMaps(t, cs, ns, 0, 20, nil)
 	s, _ := startSyncer(t, srv.Config(), runtime.WithNamespace(ns))
 	if err := s.WaitForSync(ctxTimeout(t, 30*time.Second)); err != nil {
@@ -95,7 +95,7 @@ func TestLateHandlerGetsStateThenLiveEvents(t *testing.T) {
 func TestSelectors(t *testing.T) {
 	srv := testbed.Shared(t)
 	cs := srv.Client()
-	ns := newNamespace(t, cs)
+	ns := srv.Namespace(t)
 	createConfigMaps(t, cs, ns, 0, 10, map[string]string{"app": "web"})
 	_, err := cs.CoreV1().ConfigMaps(ns).Create(context.Background(), &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: "other", Labels: map[string]string{"app": "db"}},
@@ -144,7 +144,7 @@ func TestSelectors(t *testing.T) {
 func TestManyObjectsExactlyOnce(t *testing.T) {
 	srv := testbed.Shared(t)
 	cs := srv.Client()
-	ns := newNamespace(t, cs)
+	ns := srv.Namespace(t)
 	const n = 3000
 	createConfigMaps(t, cs, ns, 0, n, nil)
 	for _, tc := range []struct {
@@ -184,7 +184,7 @@ func TestManyObjectsExactlyOnce(t *testing.T) {
 func TestIndexesAndStrip(t *testing.T) {
 	srv := testbed.Shared(t)
 	cs := srv.Client()
-	ns := newNamespace(t, cs)
+	ns := srv.Namespace(t)
 	createConfigMaps(t, cs, ns, 0, 6, map[string]string{"tier": "a"})
 	s, _ := startSyncer(t, srv.Config(), runtime.WithNamespace(ns), runtime.WithStripManagedFields(),
 		runtime.WithIndex("byI", func(cm *corev1.ConfigMap) []string { return []string{cm.Data["i"]} }),

@@ -15,7 +15,6 @@ import (
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/syncer-gen/syncer-gen/internal/testbed"
 	"github.com/syncer-gen/syncer-gen/runtime"
@@ -57,7 +56,7 @@ type certBed struct {
 
 func newCertBed(t *testing.T, srv *testbed.Server, n int) *certBed {
 	srv.InstallCRD(t, freeSpecCRD(certs.Group, certs.Resource, certs.Kind))
-	b := &certBed{srv: srv, ns: newNamespace(t, kubernetes.NewForConfigOrDie(srv.Config()))}
+	b := &certBed{srv: srv, ns: srv.Namespace(t)}
 	b.dyn = dynamic.NewForConfigOrDie(srv.Config()).Resource(schema.GroupVersionResource{Group: certs.Group, Version: "v1", Resource: "certs"}).Namespace(b.ns)
 	for i := range n {
 		b.set(t, fmt.Sprint("c", i), "1h", 0)

@@ -31,7 +31,7 @@ func TestGetCostMatchesTheServer(t *testing.T) {
 	const objects, gets = 20000, 2000
 	srv := testbed.Start(t)
 	cs := kubernetes.NewForConfigOrDie(srv.Config())
-	ns := newNamespace(t, cs)
+	ns := srv.Namespace(t)
 	testbed.FillConfigMaps(t, cs, ns, objects, 512)
 	ctx := context.Background()
 

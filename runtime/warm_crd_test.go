@@ -16,7 +16,6 @@ import (
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/syncer-gen/syncer-gen/internal/testbed"
 	"github.com/syncer-gen/syncer-gen/runtime"
@@ -77,7 +76,7 @@ func TestWarmStartGivesBackWhatTheServerSent(t *testing.T) {
 	srv := testbed.Shared(t)
 	srv.InstallCRD(t, freeSpecCRD(routes.Group, routes.Resource, routes.Kind))
 	ctx := t.Context()
-	ns := newNamespace(t, kubernetes.NewForConfigOrDie(srv.Config()))
+	ns := srv.Namespace(t)
 	dyn := dynamic.NewForConfigOrDie(srv.Config()).Resource(schema.GroupVersionResource{Group: "warm.example.com", Version: "v1", Resource: "routes"}).Namespace(ns)
 	specs := []string{
 		`{"hostnames":[],"rules":[{"matches":[{}],"filters":[],"backendRefs":["a"]}],"selector":{},"size":"1.5Ki","conditions":[]}`,

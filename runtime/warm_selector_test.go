@@ -60,7 +60,7 @@ func TestWarmStartFollowsAPodToAnotherNode(t *testing.T) {
 	const sel, podsOnA = "spec.nodeName=node-a", 40
 	srv := testbed.Start(t)
 	cs := kubernetes.NewForConfigOrDie(srv.Config())
-	ns := newNamespace(t, cs)
+	ns := srv.Namespace(t)
 	ctx := context.Background()
 	createPod := func(name, node string) error {
 		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
