@@ -58,8 +58,16 @@ func TestFallbackListSweepsWhatTheStreamDelivered(t *testing.T) {
 		t.Fatalf("Mode() = %s, want list", s.Mode())
 	}
 	rec.snapshot(func(r *recorder) bool {
-		if r.deletes["ns/b"] != 1 || r.inferred["ns/b"] != 1 {
-			t.Errorf("ns/b: %d OnDelete, %d inferred; want 1, 1", r.deletes["ns/b"], r.inferred["ns/b"])
+		// Told that b is gone, by an inferred deletion, once it was told
+		// of b: a handler that had not taken b's add when the sweep
+		// inferred the deletion is told of neither (its queue folds them;
+		// docs/handlers.md), as a loaded machine may have it.
+		if told := r.adds["ns/b"]; told > 1 || r.deletes["ns/b"] != told || r.inferred["ns/b"] != told {
+			t.Errorf("ns/b: %d OnAdd, %d OnDelete, %d inferred; want 1, 1, 1 (0, 0, 0 if the handler was behind)",
+				told, r.deletes["ns/b"], r.inferred["ns/b"])
+		}
+		if r.adds["ns/b"] == 0 {
+			t.Logf("the handler was behind: b's add and inferred deletion were folded")
 		}
 		if r.resyncs != 1 || r.syncs != 1 {
 			t.Errorf("%d OnResyncStarted, %d OnSync; want 1, 1", r.resyncs, r.syncs)
