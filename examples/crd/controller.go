@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -33,6 +34,8 @@ type controller struct {
 	// context does not cancel: see work.
 	writeTimeout time.Duration
 	workers      sync.WaitGroup
+	// prefix starts the lines of this controller's workers (start's what).
+	prefix string
 
 	// The first pass over every widget is counted, not printed line by
 	// line; once the queue has drained, each status write is printed.
@@ -114,6 +117,7 @@ func newController(widgets *shopsyncers.WidgetSyncer, status *statusWriter, name
 // start runs the workers until the queue shuts down and, once the first
 // pass is over, says so, prefixed with what (a shard's name, or "").
 func (c *controller) start(ctx context.Context, what string) {
+	c.prefix = what
 	for range 2 {
 		c.workers.Go(func() { c.work(ctx) })
 	}
@@ -193,6 +197,12 @@ func (c *controller) reconcile(ctx context.Context, k runtime.Key) error {
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.writeTimeout)
 	defer cancel()
 	if err := c.status.update(wctx, w); err != nil {
+		if errors.Is(wctx.Err(), context.DeadlineExceeded) {
+			// Given up unanswered at its bound: the write may land yet,
+			// after this worker has returned. Said, first pass or not; its
+			// resourceVersion keeps it from overwriting a newer write.
+			fmt.Fprintf(c.out, "%sstatus write of %s/%s given up after %s, unanswered: it may still land\n", c.prefix, w.Namespace, w.Name, c.writeTimeout)
+		}
 		return err
 	}
 	c.writes.Add(1)

@@ -28,12 +28,15 @@ func fleetName(shards int) string { return fmt.Sprintf("crd-widgets-%d", shards)
 // holds, a controller of that shard's widgets alone: a syncer with
 // runtime.WithShard, a queue, workers. A shard it gives up (to a replica
 // that joined, or lost when it cannot renew) starts no more reconciles,
-// waits for the status writes in hand to be answered, stops its syncer and
-// drops its queue, and only then returns to the fleet, which releases the
-// shard; the replica that takes it over reconciles its widgets. Status
-// writes are guarded by the widget's resourceVersion as well: two replicas
-// that both believed they held a shard (a process paused past its lease)
-// would meet a conflict, never overwrite each other's newer write.
+// waits for the status writes in hand to be answered (for half of what the
+// fleet leaves the work to return: one the server has not answered by then
+// is given up, said, and may still land), stops its syncer and drops its
+// queue, and only then returns to the fleet, which releases the shard; the
+// replica that takes it over reconciles its widgets. Status writes are
+// guarded by the widget's resourceVersion as well: two replicas that both
+// believed they held a shard (a process paused past its lease, or a write
+// given up that lands late) would meet a conflict, never overwrite each
+// other's newer write.
 func runSharded(ctx context.Context, cfg *rest.Config, o options, stdout, stderr io.Writer) error {
 	hc, err := rest.HTTPClientFor(cfg) // one connection for the Leases, the shards' syncers and status writes
 	if err != nil {
@@ -68,7 +71,8 @@ func renewDeadline(lease time.Duration) time.Duration { return lease * 2 / 3 }
 // returns only once its workers have returned, each having had the answer
 // to the status write in hand (see controller.work), so that none of its
 // writes lands after the fleet has passed the shard on. A status write may
-// take half of what the fleet leaves the work to return.
+// take half of what the fleet leaves the work to return; one the server
+// has not answered by then is given up and said (it may still land).
 func runShard(ctx context.Context, cfg *rest.Config, hc *http.Client, o options, status *statusWriter, h *holdings, shard int) error {
 	started := time.Now()
 	opts := []runtime.Option{runtime.WithHTTPClient(hc), runtime.WithNamespace(o.namespace), runtime.WithShard(shard, o.shards)}
