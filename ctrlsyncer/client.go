@@ -30,8 +30,8 @@ type Client struct {
 	set           *syncerset.Set
 	started       atomic.Bool
 
-	consistent    bool          // reads wait for the Client's own writes (see Client)
-	waitLimit     time.Duration // how long a read waits for them
+	consistent bool          // reads wait for the Client's own writes (see Client)
+	waitLimit  time.Duration // how long a read waits for them
 
 	mu      sync.Mutex
 	served  map[reflect.Type]served
