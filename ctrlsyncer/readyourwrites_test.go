@@ -56,7 +56,7 @@ func TestReadYourOwnWritesThroughTheClient(t *testing.T) {
 			start(t, mgr)
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			if _, err := childload.Churn(ctx, direct, ns, 40, 4*time.Second); err != nil {
+			if _, err := childload.Churn(ctx, direct, ns, 40, 100, 4*time.Second); err != nil {
 				t.Fatal(err)
 			}
 			dups, err := r.Settle(ctx, direct, ns)

@@ -2,8 +2,8 @@
 // it lists none, the workload on which read-your-own-writes is proved
 // (ctrlsyncer's tests) and measured (the bench's consistency part).
 //
-// Parents are Widgets, each made by Churn and then updated over and over by
-// it (another client); a parent's child is a ConfigMap labelled with the
+// Parents are Widgets, made by Churn and then updated over and over by it
+// (another client); a parent's child is a ConfigMap labelled with the
 // parent's name (Label), controlled by it, holding its spec.size. A
 // reconcile reads its parent, lists its children and makes one when it
 // finds none, or brings the first one's size up to date. Reading a store
@@ -112,12 +112,14 @@ func (r *Reconciler) SetupWithSyncers(mgr manager.Manager, ns string, workers in
 		WithOptions(options(workers)).Named("childload").Complete(r)
 }
 
-// Churn makes parents parents in ns, one every 100 ms, and updates them one
-// after the other every 10 ms until d has passed and all are made: a new
-// parent is updated again before the watch of a slow client has shown its
-// first reconcile's child. It returns the number of updates.
-func Churn(ctx context.Context, c client.Client, ns string, parents int, d time.Duration) (int, error) {
-	tick := time.NewTicker(10 * time.Millisecond)
+// Churn makes parents parents in ns and updates them, rate writes a
+// second, until d has passed: while it makes them, one write in three
+// makes the next parent and the others update those made, one after the
+// other, so that a parent just made is updated again before the watch of a
+// slow client has shown its first reconcile's child; then it updates each
+// parent every parents/rate seconds. It returns the number of updates.
+func Churn(ctx context.Context, c client.Client, ns string, parents, rate int, d time.Duration) (int, error) {
+	tick := time.NewTicker(time.Second / time.Duration(rate))
 	defer tick.Stop()
 	made, updates := 0, 0
 	for i, end := 0, time.Now().Add(d); time.Now().Before(end) || made < parents; i++ {
@@ -126,7 +128,7 @@ func Churn(ctx context.Context, c client.Client, ns string, parents int, d time.
 		case <-ctx.Done():
 			return updates, ctx.Err()
 		}
-		if i%10 == 0 && made < parents {
+		if made < parents && (made == 0 || i%3 == 0) {
 			if err := c.Create(ctx, &shopv1alpha1.Widget{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("p-%03d", made)},
 				Spec: shopv1alpha1.WidgetSpec{Owner: "churn", Size: 1}}); err != nil {
 				return updates, err
@@ -135,10 +137,10 @@ func Churn(ctx context.Context, c client.Client, ns string, parents int, d time.
 			continue
 		}
 		var w shopv1alpha1.Widget
-		if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: fmt.Sprintf("p-%03d", i%made)}, &w); err != nil {
+		if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: fmt.Sprintf("p-%03d", updates%made)}, &w); err != nil {
 			return updates, err
 		}
-		w.Spec.Size = int32(i%1000 + 1)
+		w.Spec.Size = int32(updates%1000 + 2)
 		if err := c.Update(ctx, &w); err != nil {
 			return updates, err
 		}

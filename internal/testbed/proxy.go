@@ -42,6 +42,14 @@ type Proxy struct {
 // StartProxy starts a proxy in front of s, stopped when the test ends.
 func StartProxy(t testing.TB, s *Server) *Proxy {
 	t.Helper()
+	p := NewProxy(s)
+	t.Cleanup(p.Close)
+	return p
+}
+
+// NewProxy starts a proxy in front of s, for programs that are not tests
+// (the benchmark): Close stops it.
+func NewProxy(s *Server) *Proxy {
 	u, _ := url.Parse(s.URL())
 	p := &Proxy{target: s, streams: map[*http.Request]func(){}}
 	rp := httputil.NewSingleHostReverseProxy(u)
@@ -52,7 +60,6 @@ func StartProxy(t testing.TB, s *Server) *Proxy {
 	p.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.serve(rp, w, r)
 	}))
-	t.Cleanup(p.Close)
 	return p
 }
 
