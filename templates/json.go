@@ -5,10 +5,12 @@ import (
 	"github.com/syncer-gen/syncer-gen/generators"
 )
 
-// jsonFile renders the JSON decoder of a projected type: UnmarshalJSON,
-// and one function per struct that reads the members it keeps, skipping
-// (and checking) the others. LIST pages in JSON are read by
-// sigs.k8s.io/json, which calls UnmarshalJSON for each item.
+// jsonFile renders the JSON decoders of a projected type and its list:
+// UnmarshalJSON of each, and one function per struct that reads the
+// members it keeps, skipping (and checking) the others. sigs.k8s.io/json
+// calls the list's UnmarshalJSON for a LIST page, which reads every item
+// into a new one: a page it would not decode as the full decoder does (a
+// key twice) goes to the full decoder, as an object does.
 func jsonFile(f *jen.File, _ *generators.Package, r *generators.Resource) {
 	p := r.Projection
 	doc(f, "UnmarshalJSON reads the members %s keeps from the JSON object b, %s,\n"+
