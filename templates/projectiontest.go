@@ -9,8 +9,9 @@ const projectionTestPkg = "github.com/syncer-gen/syncer-gen/projection/projectio
 
 // projectionTestFile renders the proof of a projected type's decoders: on
 // random objects of the upstream type, and variants of their encodings,
-// the projected decode equals the full decode projected with From; and
-// fuzz tests of the same, from those objects' encodings.
+// the projected decode equals the full decode projected with From, and
+// of lists; and fuzz tests of the same, from those objects' and lists'
+// encodings.
 func projectionTestFile(f *jen.File, _ *generators.Package, r *generators.Resource) {
 	p := r.Projection
 	from := jen.Id(p.Name + "From")
@@ -39,5 +40,10 @@ func projectionTestFile(f *jen.File, _ *generators.Package, r *generators.Resour
 	doc(f, "Fuzz%sJSON fuzzes %s.UnmarshalJSON against sigs.k8s.io/json into a %s.", p.Name, p.Name, r.Kind)
 	f.Func().Id("Fuzz" + p.Name + "JSON").Params(jen.Id("f").Op("*").Qual("testing", "F")).Block(
 		jen.Qual(projectionTestPkg, "FuzzJSON").Call(jen.Id("f"), from.Clone()),
+	)
+	f.Line()
+	doc(f, "Fuzz%sJSONList fuzzes %sList.UnmarshalJSON against sigs.k8s.io/json into a %s.", p.Name, p.Name, p.List.Name)
+	f.Func().Id("Fuzz" + p.Name + "JSONList").Params(jen.Id("f").Op("*").Qual("testing", "F")).Block(
+		jen.Qual(projectionTestPkg, "FuzzJSONList").Call(append([]jen.Code{jen.Id("f"), from.Clone()}, lists()...)...),
 	)
 }
