@@ -333,13 +333,9 @@ func managerReadsItsWrites(c client.Client) bool {
 			return false
 		}
 		seen[v.Type()] = true
-		clientType := reflect.TypeFor[client.Client]()
 		for i := range v.NumField() {
-			f := v.Field(i)
-			if f.Kind() == reflect.Interface && f.Type().Implements(clientType) || f.Type().Implements(clientType) {
-				if find(f, depth+1) {
-					return true
-				}
+			if f := v.Field(i); f.Type().Implements(reflect.TypeFor[client.Client]()) && find(f, depth+1) {
+				return true
 			}
 		}
 		return false
