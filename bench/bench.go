@@ -149,6 +149,11 @@ func benchMain(args []string) error {
 			return err
 		}
 	}
+	if o.runs(partConsistency) {
+		if out.consistency, err = b.consistencyRounds(ctx); err != nil {
+			return err
+		}
+	}
 	out.pods = o.n
 	report(os.Stdout, setup, out)
 	if o.charts != "" && o.profileDir == "" {

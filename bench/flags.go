@@ -54,7 +54,7 @@ const (
 	partRestart    = "restart"
 )
 
-var partNames = []string{partContenders, partServerCost, partCRD, partWarm, partShard, partWave, partRestart, partFleet, partProjection}
+var partNames = []string{partContenders, partServerCost, partCRD, partWarm, partShard, partWave, partRestart, partFleet, partProjection, partConsistency}
 
 func (o options) runs(part string) bool { return slices.Contains(o.parts, part) }
 

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/syncer-gen/syncer-gen/bench/internal/driver"
+	"github.com/syncer-gen/syncer-gen/internal/childload"
 )
 
 // comparisons computes the ratios the issue asks for from the medians.
@@ -39,7 +40,8 @@ var machineKeys = []string{"time_vs_floor", "rss_vs_keepall", "rss_vs_clientgo",
 	"server_rss_vs_clientgo_list", "server_cpu_vs_clientgo_watchlist", "crd_time_vs_clientgo", "crd_rss_vs_clientgo",
 	"warm_time_vs_cold", "warm_bytes_vs_cold", "cpu_per_event_vs_floor",
 	"shard_time_vs_unsharded", "shard_rss_vs_unsharded", "shard_server_cpu_vs_unsharded", "cr_time_vs_cache", "cr_rss_vs_cache", "cold_server_cpu_vs_clientgo_best", "wave_warm_cpu_vs_clientgo", "wave_warm_cpu_vs_clientgo_list", "apiserver_restart_cpu_vs_clientgo", "takeover_s",
-	"proj_time_vs_floor_read", "proj_rss_vs_clientgo_strip", "proj_cpu_per_event_vs_floor_decode", "proj_crd_time_vs_full", "proj_crd_rss_vs_full"}
+	"proj_time_vs_floor_read", "proj_rss_vs_clientgo_strip", "proj_cpu_per_event_vs_floor_decode", "proj_crd_time_vs_full", "proj_crd_rss_vs_full",
+	"ryow_dups", "ryow_reconcile_time_vs_off", "ryow_wait_p99_vs_cache", "ryow_cache_reconcile_time_vs_off"}
 
 // outcome is what the parts of the benchmark measured; empty for a part
 // that did not run.
@@ -56,8 +58,10 @@ type outcome struct {
 	restarts []restartRun
 	// projection is the projection part's; empty when it did not run.
 	projection projectionOutcome
-	agents     int
-	pods       int
+	// consistency is the consistency part's runs.
+	consistency []childload.Outcome
+	agents      int
+	pods        int
 }
 
 // report prints the tables and ends with the machine-readable line.
@@ -102,5 +106,7 @@ func report(w io.Writer, setup string, out outcome) {
 	prs := driver.Summarize(out.projection.crs, namesOf(projCRDContenders))
 	pcs := projectionComparisons(pss, prs)
 	reportProjection(w, out.projection, pss, prs, pcs)
-	fmt.Fprintln(w, driver.MachineLine(slices.Concat(cs, scs, svcs, ccs, wcs, shcs, wvcs, rcs, fcs, pcs), machineKeys))
+	rycs := consistencyComparisons(out.consistency)
+	reportConsistency(w, out.consistency, rycs)
+	fmt.Fprintln(w, driver.MachineLine(slices.Concat(cs, scs, svcs, ccs, wcs, shcs, wvcs, rcs, fcs, pcs, rycs), machineKeys))
 }

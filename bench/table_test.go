@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/syncer-gen/syncer-gen/bench/internal/driver"
+	"github.com/syncer-gen/syncer-gen/internal/childload"
 )
 
 func TestMachineLine(t *testing.T) {
@@ -45,7 +46,14 @@ func TestMachineLine(t *testing.T) {
 		"warm_time_vs_cold=0.20 warm_bytes_vs_cold=0.05 cpu_per_event_vs_floor=1.25 " +
 		"shard_time_vs_unsharded=0.30 shard_rss_vs_unsharded=0.30 shard_server_cpu_vs_unsharded=1.25 cr_time_vs_cache=nan cr_rss_vs_cache=nan cold_server_cpu_vs_clientgo_best=0.75 " +
 		"wave_warm_cpu_vs_clientgo=0.25 wave_warm_cpu_vs_clientgo_list=0.50 apiserver_restart_cpu_vs_clientgo=0.25 takeover_s=6.10 " +
-		"proj_time_vs_floor_read=1.10 proj_rss_vs_clientgo_strip=0.20 proj_cpu_per_event_vs_floor_decode=0.80 proj_crd_time_vs_full=0.40 proj_crd_rss_vs_full=0.25"
+		"proj_time_vs_floor_read=1.10 proj_rss_vs_clientgo_strip=0.20 proj_cpu_per_event_vs_floor_decode=0.80 proj_crd_time_vs_full=0.40 proj_crd_rss_vs_full=0.25 " +
+		"ryow_dups=0 ryow_reconcile_time_vs_off=1.05 ryow_wait_p99_vs_cache=0.20 ryow_cache_reconcile_time_vs_off=10.00"
+	ryow := []childload.Outcome{
+		{Contender: "cache-off", PerSecond: 100, ListP99: time.Millisecond},
+		{Contender: "cache-on", PerSecond: 10, ListP99: 500 * time.Millisecond},
+		{Contender: "syncers-off", PerSecond: 105, ListP99: time.Millisecond, Dups: 40},
+		{Contender: "syncers-on", PerSecond: 100, ListP99: 100 * time.Millisecond},
+	}
 	projPods := []driver.Summary{
 		{Contender: floorRead, SyncSeconds: 2, HWMSyncMiB: 30},
 		{Contender: floorDecode, SyncSeconds: 5, CPUPer1k: 0.5},
@@ -57,7 +65,7 @@ func TestMachineLine(t *testing.T) {
 		shardComparisons(shards), waveComparisons(waves),
 		restartComparisons([]restartRun{{contender: restartIdle, cpu: time.Second}, {contender: ours, cpu: 2 * time.Second},
 			{contender: clientGoWatch, cpu: 5 * time.Second}}),
-		fleetComparisons([]fleetRun{{takeover: 5.5}, {takeover: 6.1}, {takeover: 7.2}}), projectionComparisons(projPods, projCRs)), machineKeys); got != want {
+		fleetComparisons([]fleetRun{{takeover: 5.5}, {takeover: 6.1}, {takeover: 7.2}}), projectionComparisons(projPods, projCRs), consistencyComparisons(ryow)), machineKeys); got != want {
 		t.Errorf("machine line:\n%s\nwant:\n%s", got, want)
 	}
 	met := map[string]bool{}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -29,16 +30,23 @@ type Client struct {
 	set           *syncerset.Set
 	started       atomic.Bool
 
+	consistent bool          // reads wait for the Client's own writes (see Client)
+	waitLimit  time.Duration // how long a read waits for them
+
 	mu      sync.Mutex
 	served  map[reflect.Type]served
 	indexes map[reflect.Type]*indexes // FieldIndexer's, by *T
 }
 
-// served is the syncer that serves a type's reads, and its options.
+// served is the syncer that serves a type's reads, its options, and the
+// Client's writes of it.
 type served struct {
-	syncer any // *runtime.Syncer[T]
-	opts   string
-	name   string
+	syncer     any // *runtime.Syncer[T]
+	opts       string
+	name       string
+	apiVersion string
+	kind       string
+	writes     writer
 }
 
 // NewClient returns a Client over mgr's client, and adds its syncers to
@@ -52,12 +60,20 @@ func NewClient(mgr manager.Manager, opts ...ClientOption) (*Client, error) {
 		opt(&o)
 	}
 	defaults := append([]runtime.Option{runtime.WithLogger(o.logger)}, o.syncerOpts...)
-	set, err := syncerset.New(mgr.GetConfig(), syncerset.WithDefaults(defaults...))
+	setOpts := []syncerset.Option{syncerset.WithDefaults(defaults...)}
+	if o.metrics != nil {
+		setOpts = append(setOpts, syncerset.WithMetrics(o.metrics))
+	}
+	set, err := syncerset.New(mgr.GetConfig(), setOpts...)
 	if err != nil {
 		return nil, fmt.Errorf("ctrlsyncer.NewClient: %w", err)
 	}
+	consistent := managerReadsItsWrites(mgr.GetClient())
+	if o.readYourWrites != nil {
+		consistent = *o.readYourWrites
+	}
 	c := &Client{Client: mgr.GetClient(), reader: NewReader(o.readerOpts...), set: set, served: map[reflect.Type]served{},
-		indexes: map[reflect.Type]*indexes{}}
+		indexes: map[reflect.Type]*indexes{}, consistent: consistent, waitLimit: o.waitLimit}
 	if err := mgr.Add(clientRunnable{c}); err != nil {
 		return nil, fmt.Errorf("ctrlsyncer.NewClient: %w", err)
 	}
@@ -72,21 +88,43 @@ func NewClient(mgr manager.Manager, opts ...ClientOption) (*Client, error) {
 // adds them, returns the same).
 func (c *Client) Set() *syncerset.Set { return c.set }
 
-// Get reads obj from its syncer if it has one in c, else from the Manager's client.
+// Get reads obj from its syncer if it has one in c, else from the Manager's
+// client. With read-your-own-writes on, it first waits until the syncer's
+// store has seen c's writes of that object.
 func (c *Client) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-	if c.reader.serves(obj) {
-		return c.reader.Get(ctx, key, obj, opts...)
+	if !c.reader.serves(obj) {
+		return c.Client.Get(ctx, key, obj, opts...)
 	}
-	return c.Client.Get(ctx, key, obj, opts...)
+	if w, on := c.writerOf(reflect.TypeOf(obj)); on && !(&client.GetOptions{}).ApplyOptions(opts).DisableReadYourWritesConsistency {
+		if err := c.reader.readyFor(ctx, obj); err != nil {
+			return err
+		}
+		if err := w.waitGet(ctx, key); err != nil {
+			return err
+		}
+	}
+	return c.reader.Get(ctx, key, obj, opts...)
 }
 
 // List reads list from the syncer of its items if it has one in c, else
-// from the Manager's client.
+// from the Manager's client. With read-your-own-writes on, it first waits
+// until the syncer's store has seen c's writes of the objects it picks,
+// before or after each write.
 func (c *Client) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
-	if s, _, err := c.reader.servesList(list); err == nil && s != nil {
-		return c.reader.List(ctx, list, opts...)
+	s, slice, err := c.reader.servesList(list)
+	if err != nil || s == nil {
+		return c.Client.List(ctx, list, opts...)
 	}
-	return c.Client.List(ctx, list, opts...)
+	lo := (&client.ListOptions{}).ApplyOptions(opts)
+	if w, on := c.writerOf(reflect.PointerTo(slice.Type().Elem())); on && !lo.DisableReadYourWritesConsistency {
+		if err := s.ready(ctx); err != nil {
+			return err
+		}
+		if err := w.waitList(ctx, selectionOf(lo)); err != nil {
+			return err
+		}
+	}
+	return c.reader.List(ctx, list, opts...)
 }
 
 // serve makes s serve c's reads of T. Another syncer of T, made with
@@ -102,7 +140,12 @@ func serve[T client.Object](c *Client, s *runtime.Syncer[T], opts []runtime.Opti
 		}
 		return nil
 	}
-	c.served[t] = served{syncer: s, opts: key, name: s.Resource().String()}
+	res := s.Resource()
+	apiVersion := res.Version
+	if res.Group != "" {
+		apiVersion = res.Group + "/" + res.Version
+	}
+	c.served[t] = served{syncer: s, opts: key, name: res.String(), apiVersion: apiVersion, kind: res.Kind, writes: newWriter(s, c.waitLimit)}
 	register(c.reader, s, c.started.Load)
 	return nil
 }

@@ -1,6 +1,8 @@
 package ctrlsyncer
 
 import (
+	"time"
+
 	"github.com/go-logr/logr"
 
 	"github.com/syncer-gen/syncer-gen/runtime"
@@ -10,9 +12,12 @@ import (
 type ClientOption func(*clientOptions)
 
 type clientOptions struct {
-	logger     logr.Logger
-	syncerOpts []runtime.Option
-	readerOpts []ReaderOption
+	logger         logr.Logger
+	syncerOpts     []runtime.Option
+	readerOpts     []ReaderOption
+	readYourWrites *bool // nil: as the Manager's client
+	waitLimit      time.Duration
+	metrics        func(resource string) runtime.Metrics
 }
 
 // WithLogger makes the Client's syncers log to l rather than to the
@@ -30,4 +35,27 @@ func WithSyncerOptions(opts ...runtime.Option) ClientOption {
 // WithoutDeepCopy.
 func WithReaderOptions(opts ...ReaderOption) ClientOption {
 	return func(o *clientOptions) { o.readerOpts = append(o.readerOpts, opts...) }
+}
+
+// WithReadYourWrites makes the Client's reads of a resource with a syncer
+// wait until the syncer's store has seen the Client's own writes that can
+// change their answer (see Client), each wait for at most limit (0: 10s),
+// whatever the Manager's client does. Without it the Client does as the
+// Manager's client: it waits when the Manager was made with
+// client.CacheOptions{EnableReadYourWritesConsistency: ptr.To(true)}.
+func WithReadYourWrites(limit time.Duration) ClientOption {
+	return func(o *clientOptions) { on := true; o.readYourWrites, o.waitLimit = &on, limit }
+}
+
+// WithoutReadYourWrites makes the Client's reads never wait for its own
+// writes, whatever the Manager's client does.
+func WithoutReadYourWrites() ClientOption {
+	return func(o *clientOptions) { off := false; o.readYourWrites = &off }
+}
+
+// WithMetrics gives each syncer of the Client the metrics for its
+// resource, e.g. prometheusmetrics.MustNew(metrics.Registry).For, which
+// serves them on the Manager's metrics endpoint.
+func WithMetrics(forResource func(resource string) runtime.Metrics) ClientOption {
+	return func(o *clientOptions) { o.metrics = forResource }
 }

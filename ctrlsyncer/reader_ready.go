@@ -3,10 +3,12 @@ package ctrlsyncer
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/syncer-gen/syncer-gen/syncerset"
 )
@@ -45,4 +47,13 @@ func (s *store) ready(ctx context.Context) error {
 // failure and what it means, or how far it has come.
 func whyNotSynced(s syncerState, handlersBehind bool) syncerset.NotSynced {
 	return syncerset.NotSynced{Resource: s.Resource().String(), Err: s.LastError(), Progress: s.Progress(), HandlersBehind: handlersBehind}
+}
+
+// readyFor is ready for the syncer of obj's type.
+func (r *Reader) readyFor(ctx context.Context, obj client.Object) error {
+	s := r.storeOf(reflect.TypeOf(obj))
+	if s == nil {
+		return noSyncer(obj)
+	}
+	return s.ready(ctx)
 }

@@ -25,6 +25,8 @@ type cache[T Object] struct {
 	synced     atomic.Bool
 	syncedCh   chan struct{} // closed at the first finishResync
 	rv         string        // the resourceVersion the store is at, outside a resync
+	resyncFrom string        // rv when the resync under way began: what LastSyncResourceVersion tells meanwhile
+	woken      chan struct{} // closed when the store observes something, for waits (waits.go); nil when none waits
 	stop       chan struct{} // closed when the Syncer stops: handler goroutines end
 	stopOnce   sync.Once
 	running    sync.WaitGroup // every handler goroutine ever started, removed ones included
@@ -129,6 +131,7 @@ func (c *cache[T]) beginResync() bool {
 		return false
 	}
 	c.inResync = true
+	c.resyncFrom = c.rv
 	now := time.Now()
 	for _, d := range c.handlers {
 		d.q.Barrier(handlerqueue.ResyncStarted, now)
@@ -269,6 +272,7 @@ func (c *cache[T]) advance(rv string) {
 	if c.rv == "" || compareRV(rv, c.rv) > 0 || !integerRV(rv) || !integerRV(c.rv) {
 		c.rv = rv
 	}
+	c.wake()
 }
 
 // snapshot returns the stored objects and the resourceVersion they are the
@@ -309,6 +313,7 @@ func (c *cache[T]) finishResync(rv string) {
 	c.owed = nil
 	c.stored(n)
 	c.inResync = false
+	c.wake()
 	if !c.synced.Swap(true) {
 		close(c.syncedCh)
 	}

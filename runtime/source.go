@@ -36,6 +36,7 @@ type source[T Object] struct {
 	key        string // server and resource, for the mode memory
 	server     string // the server's address and API path
 	elemType   reflect.Type
+	userAgent  string
 	shardMode  atomic.Int32 // a ShardMode: who keeps a sharded Syncer to its shard
 	shardOff   atomic.Bool  // the server answered for another shard: requests carry no shard selector
 	report     func(*SyncError)
@@ -93,6 +94,7 @@ func newSource[T Object](restCfg *rest.Config, res Resource, cfg *config) (*sour
 		cfg:        cfg,
 		key:        restCfg.Host + restCfg.APIPath + "|" + res.String(),
 		elemType:   t.Elem(),
+		userAgent:  c.UserAgent,
 	}
 	if cfg.shard != nil {
 		src.shardMode.Store(int32(ShardUnknown))
@@ -103,8 +105,15 @@ func newSource[T Object](restCfg *rest.Config, res Resource, cfg *config) (*sour
 	return src, nil
 }
 
-func (s *source[T]) request() *rest.Request {
-	r := s.client.Get().NamespaceIfScoped(s.cfg.namespace, s.res.Namespaced).Resource(s.res.Resource)
+func (s *source[T]) request() *rest.Request { return s.requestIn(s.cfg.namespace) }
+
+// requestIn starts a GET of the resource in namespace ns (all when "").
+// It names the Syncer in its User-Agent: the transport of a client shared
+// with a program's other clients (WithHTTPClient) would otherwise send the
+// program's, or Go's, and the server's audit log and priority and
+// fairness would not tell the Syncer's requests apart.
+func (s *source[T]) requestIn(ns string) *rest.Request {
+	r := s.client.Get().NamespaceIfScoped(ns, s.res.Namespaced).Resource(s.res.Resource).SetHeader("User-Agent", s.userAgent)
 	if !s.cfg.compression {
 		// Set by hand, the header also stops Go's transport from asking
 		// for gzip on its own (see WithCompression).
@@ -301,7 +310,7 @@ func (s *source[T]) listWith(ctx context.Context, req *rest.Request, opts metav1
 // selectors, which the server reads as one key.
 func (s *source[T]) fetch(ctx context.Context, k Key, rv string) (T, error) {
 	obj := reflect.New(s.elemType).Interface().(T)
-	req := s.client.Get().NamespaceIfScoped(k.Namespace, s.res.Namespaced).Resource(s.res.Resource)
+	req := s.requestIn(k.Namespace)
 	if s.cfg.labelSelector == "" && s.cfg.fieldSelector == "" && s.cfg.shard == nil {
 		res := req.Name(k.Name).VersionedParams(&metav1.GetOptions{ResourceVersion: rv}, metav1.ParameterCodec).Do(ctx)
 		err := res.Into(obj)

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"k8s.io/client-go/rest"
 )
@@ -34,11 +35,21 @@ type Proxy struct {
 	cutAfter atomic.Int64 // bytes; 0 = streams are not cut by size
 	cuts     atomic.Int64 // streams ended by the proxy
 	dropped  atomic.Int64 // initial-events-end bookmarks dropped
+	delay    atomic.Int64 // a time.Duration: how long watch streams are held back
+	requests []Request    // every request forwarded
 }
 
 // StartProxy starts a proxy in front of s, stopped when the test ends.
 func StartProxy(t testing.TB, s *Server) *Proxy {
 	t.Helper()
+	p := NewProxy(s)
+	t.Cleanup(p.Close)
+	return p
+}
+
+// NewProxy starts a proxy in front of s, for programs that are not tests
+// (the benchmark): Close stops it.
+func NewProxy(s *Server) *Proxy {
 	u, _ := url.Parse(s.URL())
 	p := &Proxy{target: s, streams: map[*http.Request]func(){}}
 	rp := httputil.NewSingleHostReverseProxy(u)
@@ -49,7 +60,6 @@ func StartProxy(t testing.TB, s *Server) *Proxy {
 	p.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.serve(rp, w, r)
 	}))
-	t.Cleanup(p.Close)
 	return p
 }
 
@@ -100,6 +110,7 @@ func (p *Proxy) serve(rp *httputil.ReverseProxy, w http.ResponseWriter, r *http.
 	}
 	q := r.URL.Query()
 	watching := q.Get("watch") == "1" || q.Get("watch") == "true"
+	p.log(r, watching)
 	if p.stripWatchList.Load() {
 		q.Del("sendInitialEvents")
 		q.Del("resourceVersionMatch")
@@ -167,8 +178,12 @@ var errCut = errors.New("watch stream cut by the test proxy")
 
 func (p *Proxy) modifyResponse(resp *http.Response) error {
 	q := resp.Request.URL.Query()
-	if (q.Get("watch") == "1" || q.Get("watch") == "true") && p.dropBookmark.Load() {
+	watching := q.Get("watch") == "1" || q.Get("watch") == "true"
+	if watching && p.dropBookmark.Load() {
 		resp.Body = &bookmarkFilter{r: bufio.NewReader(resp.Body), c: resp.Body, dropped: &p.dropped}
+	}
+	if d := time.Duration(p.delay.Load()); watching && d > 0 {
+		resp.Body = newDelayedBody(resp.Body, d)
 	}
 	return nil
 }
