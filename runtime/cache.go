@@ -86,6 +86,7 @@ func (c *cache[T]) addHandler(h Handler[T], opts []HandlerOption) *Registration 
 	}
 	c.handlers = append(c.handlers, d)
 	c.running.Go(func() { d.run(c.stop) })
+	c.startResyncs(d)
 	return reg
 }
 

@@ -22,7 +22,9 @@ package runtime
 // it completes.
 //
 // A handler that implements InitialAdder tells the objects of a resync's
-// list from those created while the Syncer watched.
+// list from those created while the Syncer watched. With a resync period
+// (WithResyncPeriod), OnUpdate(obj, obj) re-delivers each stored object:
+// old and new are the same.
 type Handler[T Object] interface {
 	// OnResyncStarted is called when a full (re)sync begins.
 	OnResyncStarted()

@@ -24,6 +24,8 @@ type Registration struct {
 	busy       atomic.Bool   // a call to the handler is under way
 	pending    func() int
 	detach     func()
+
+	resync *time.Duration // WithHandlerResyncPeriod's; nil: the Syncer's
 }
 
 // HandlerOption configures a handler added with AddHandler.
