@@ -33,6 +33,7 @@ func (m *Metrics) For(resource string) runtime.Metrics {
 		handlerWait:    m.handlerWait.MustCurryWith(l),
 		handlerLatency: m.handlerLatency.MustCurryWith(l),
 		handlerPanics:  m.handlerPanics.MustCurryWith(l),
+		driftRepairs:   m.driftRepairs.MustCurryWith(l),
 	}
 	// EventReceived is called for every object: look its counters up once.
 	for _, t := range []watch.EventType{watch.Added, watch.Modified, watch.Deleted, watch.Bookmark, watch.Error} {
@@ -61,6 +62,7 @@ type bound struct {
 	handlerLatency prometheus.ObserverVec
 	handlerPanics  *prometheus.CounterVec
 	shardMode      *prometheus.GaugeVec
+	driftRepairs   *prometheus.CounterVec
 }
 
 var _ runtime.Metrics = (*bound)(nil)
@@ -135,3 +137,8 @@ func (b *bound) HandlerCalled(handler string, waited, took time.Duration) {
 
 // HandlerPanicked implements runtime.Metrics.
 func (b *bound) HandlerPanicked(handler string) { b.handlerPanics.WithLabelValues(handler).Inc() }
+
+// DriftRepaired implements runtime.Metrics.
+func (b *bound) DriftRepaired(reason runtime.Reason) {
+	b.driftRepairs.WithLabelValues(string(reason)).Inc()
+}

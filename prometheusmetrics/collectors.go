@@ -24,6 +24,7 @@ type Metrics struct {
 	handlerLatency *prometheus.HistogramVec
 	handlerPanics  *prometheus.CounterVec
 	shardMode      *prometheus.GaugeVec
+	driftRepairs   *prometheus.CounterVec
 }
 
 // Option configures New.
@@ -77,6 +78,7 @@ func New(reg prometheus.Registerer, opts ...Option) (*Metrics, error) {
 		handlerLatency: histogram("handler_latency_seconds", "How long each handler call took, in seconds.", handlerBuckets, "resource", "handler"),
 		handlerPanics:  counter("handler_panics_total", "Handler calls that panicked.", "resource", "handler"),
 		shardMode:      gauge("shard_mode", "For a sharded syncer, 1 for who keeps it to its shard (served: the server, filtered: the syncer), 0 for the other.", "resource", "mode"),
+		driftRepairs:   counter("drift_repairs_total", "Objects a drift check found the store wrong about and repaired, by what was wrong (missing, stale, gone).", "resource", "reason"),
 	}
 	for _, c := range m.collectors() {
 		if err := reg.Register(c); err != nil {
@@ -99,6 +101,7 @@ func (m *Metrics) collectors() []prometheus.Collector {
 	return []prometheus.Collector{
 		m.events, m.syncs, m.syncDuration, m.syncObjects, m.errors, m.mode, m.relists,
 		m.reconnects, m.objects, m.storeBytes, m.queueDepth, m.handlerWait, m.handlerLatency, m.handlerPanics, m.shardMode,
+		m.driftRepairs,
 	}
 }
 

@@ -43,6 +43,10 @@ type Metrics interface {
 	// ShardModeChanged is called when a sharded Syncer learns who keeps it
 	// to its shard: the server, or itself (see ShardMode).
 	ShardModeChanged(mode ShardMode)
+	// DriftRepaired is called for each object a drift check found the
+	// store wrong about and repaired (see WithDriftCheck), with what was
+	// wrong: ReasonDriftMissing, ReasonDriftStale or ReasonDriftGone.
+	DriftRepaired(reason Reason)
 }
 
 // Reason tells why a Syncer relisted or reconnected.
@@ -115,3 +119,6 @@ func (NopMetrics) HandlerCalled(string, time.Duration, time.Duration) {}
 
 // HandlerPanicked implements Metrics.
 func (NopMetrics) HandlerPanicked(string) {}
+
+// DriftRepaired implements Metrics.
+func (NopMetrics) DriftRepaired(Reason) {}

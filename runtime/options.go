@@ -43,6 +43,7 @@ type config struct {
 	resource        string            // the Resource's String(), for logs
 
 	resyncPeriod time.Duration // WithResyncPeriod; 0: none
+	driftEvery   time.Duration // WithDriftCheck; 0: none
 }
 
 func defaultConfig() config {
@@ -87,6 +88,7 @@ func (c *config) validate() error {
 		}
 	}
 	offOrPositive("WithResyncPeriod", c.resyncPeriod)
+	offOrPositive("WithDriftCheck", c.driftEvery)
 	if c.pageSize < 0 {
 		errs = append(errs, fmt.Errorf("WithPageSize must not be negative, got %d", c.pageSize))
 	}

@@ -26,6 +26,7 @@ func TestOptionsKey(t *testing.T) {
 		{WithNamespace("a"), WithIndex("node", byNode), WithStripManagedFields()},
 		{WithNamespace("a"), WithIndex("node", byNode), WithSnapshot("/var/lib/x")},
 		{WithNamespace("a"), WithIndex("node", byNode), WithResyncPeriod(time.Hour)},
+		{WithNamespace("a"), WithIndex("node", byNode), WithDriftCheck(time.Hour)},
 	} {
 		if b := OptionsKey(other...); a == b {
 			t.Errorf("different options make the same key %s", a)
