@@ -53,13 +53,15 @@ type served struct {
 // mgr as a runnable that starts before leader election, so that a standby
 // replica keeps them synced. The syncers share one connection (a
 // syncerset), log through mgr's logger unless told otherwise (WithLogger,
-// or runtime.WithLogger for one syncer) and run until mgr stops.
+// or runtime.WithLogger for one syncer), re-deliver every object to their
+// handlers every SyncPeriod as the Manager's cache does, and run until mgr
+// stops.
 func NewClient(mgr manager.Manager, opts ...ClientOption) (*Client, error) {
 	o := clientOptions{logger: mgr.GetLogger().WithName("syncer")}
 	for _, opt := range opts {
 		opt(&o)
 	}
-	defaults := append([]runtime.Option{runtime.WithLogger(o.logger)}, o.syncerOpts...)
+	defaults := append([]runtime.Option{runtime.WithLogger(o.logger), runtime.WithResyncPeriod(SyncPeriod)}, o.syncerOpts...)
 	setOpts := []syncerset.Option{syncerset.WithDefaults(defaults...)}
 	if o.metrics != nil {
 		setOpts = append(setOpts, syncerset.WithMetrics(o.metrics))

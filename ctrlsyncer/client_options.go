@@ -24,9 +24,21 @@ type clientOptions struct {
 // Manager's logger.
 func WithLogger(l logr.Logger) ClientOption { return func(o *clientOptions) { o.logger = l } }
 
+// SyncPeriod is the resync period of a Client's syncers unless told
+// otherwise: controller-runtime's cache's default SyncPeriod, jittered by
+// ±10% as there. Each syncer re-delivers every object it holds to its
+// handlers every SyncPeriod as an update whose old and new objects are the
+// same (runtime.WithResyncPeriod), which controller-runtime's handlers
+// enqueue at low priority. A Manager made with cache.Options{SyncPeriod: &p}
+// keeps its period with
+// NewClient(mgr, WithSyncerOptions(runtime.WithResyncPeriod(p))): a
+// Manager does not tell its cache's options.
+const SyncPeriod = 10 * time.Hour
+
 // WithSyncerOptions gives options every syncer of the Client gets before
 // its own, e.g. runtime.WithNamespace for a Manager whose cache watches
-// one namespace.
+// one namespace, or runtime.WithResyncPeriod for a Manager whose cache has
+// another SyncPeriod than the default.
 func WithSyncerOptions(opts ...runtime.Option) ClientOption {
 	return func(o *clientOptions) { o.syncerOpts = append(o.syncerOpts, opts...) }
 }

@@ -35,6 +35,7 @@ func (m *Metrics) For(resource string) runtime.Metrics {
 		handlerPanics:  m.handlerPanics.MustCurryWith(l),
 		readWaits:      m.readWaits.MustCurryWith(l),
 		readFailOpen:   m.readFailOpen.MustCurryWith(l),
+		driftRepairs:   m.driftRepairs.MustCurryWith(l),
 	}
 	// EventReceived is called for every object: look its counters up once.
 	for _, t := range []watch.EventType{watch.Added, watch.Modified, watch.Deleted, watch.Bookmark, watch.Error} {
@@ -65,6 +66,7 @@ type bound struct {
 	shardMode      *prometheus.GaugeVec
 	readWaits      prometheus.ObserverVec
 	readFailOpen   *prometheus.CounterVec
+	driftRepairs   *prometheus.CounterVec
 }
 
 var _ runtime.Metrics = (*bound)(nil)
@@ -146,4 +148,9 @@ func (b *bound) ReadWaited(op runtime.WaitOp, result runtime.WaitResult, waited 
 	if result == runtime.WaitFailedOpen {
 		b.readFailOpen.WithLabelValues(string(op)).Inc()
 	}
+}
+
+// DriftRepaired implements runtime.Metrics.
+func (b *bound) DriftRepaired(reason runtime.Reason) {
+	b.driftRepairs.WithLabelValues(string(reason)).Inc()
 }

@@ -26,6 +26,7 @@ type Metrics struct {
 	shardMode      *prometheus.GaugeVec
 	readWaits      *prometheus.HistogramVec
 	readFailOpen   *prometheus.CounterVec
+	driftRepairs   *prometheus.CounterVec
 }
 
 // Option configures New.
@@ -85,6 +86,7 @@ func New(reg prometheus.Registerer, opts ...Option) (*Metrics, error) {
 		readWaits: histogram("read_wait_seconds", "How long reads waited for the store to see the program's own writes (read-your-own-writes), by operation and result (observed, timeout, cancelled, fail-open).",
 			waitBuckets, "resource", "operation", "result"),
 		readFailOpen: counter("read_wait_fail_open_total", "Waits for the store that returned at once because resourceVersions do not compare (the read may miss the program's own writes).", "resource", "operation"),
+		driftRepairs: counter("drift_repairs_total", "Objects a drift check found the store wrong about and repaired, by what was wrong (missing, stale, gone).", "resource", "reason"),
 	}
 	for _, c := range m.collectors() {
 		if err := reg.Register(c); err != nil {
@@ -108,6 +110,7 @@ func (m *Metrics) collectors() []prometheus.Collector {
 		m.events, m.syncs, m.syncDuration, m.syncObjects, m.errors, m.mode, m.relists,
 		m.reconnects, m.objects, m.storeBytes, m.queueDepth, m.handlerWait, m.handlerLatency, m.handlerPanics, m.shardMode,
 		m.readWaits, m.readFailOpen,
+		m.driftRepairs,
 	}
 }
 

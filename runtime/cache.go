@@ -22,6 +22,7 @@ type cache[T Object] struct {
 	added      int // handlers ever added, for default names
 	epoch      uint64
 	inResync   bool
+	live       bool // the resync under way applies live events now, not its list (see listing)
 	synced     atomic.Bool
 	syncedCh   chan struct{} // closed at the first finishResync
 	rv         string        // the resourceVersion the store is at, outside a resync
@@ -72,6 +73,7 @@ func (c *cache[T]) addHandler(h Handler[T], opts []HandlerOption) *Registration 
 	reg.pending = q.Len
 	d := &dispatcher[T]{reg: reg, h: h, q: q, metrics: c.cfg.metrics,
 		log: c.cfg.logger.WithValues("resource", c.cfg.resource)}
+	d.initial, _ = h.(InitialAdder[T])
 	reg.detach = func() { c.removeHandler(d) }
 	now := time.Now()
 	if c.inResync {
@@ -79,13 +81,14 @@ func (c *cache[T]) addHandler(h Handler[T], opts []HandlerOption) *Registration 
 	}
 	var zero T
 	for _, o := range c.store.List() {
-		q.Change(zero, false, o, false, false, now)
+		q.Change(zero, false, o, false, false, true, now) // stored already: of its initial list
 	}
 	if c.synced.Load() && !c.inResync {
 		q.Barrier(handlerqueue.Synced, now)
 	}
 	c.handlers = append(c.handlers, d)
 	c.running.Go(func() { d.run(c.stop) })
+	c.startResyncs(d)
 	return reg
 }
 
@@ -127,6 +130,7 @@ func (c *cache[T]) beginResync() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.epoch++
+	c.live = false
 	if c.inResync {
 		return false
 	}
@@ -332,9 +336,9 @@ func (c *cache[T]) stored(n int) {
 
 // notify queues a change of k for every handler. c.mu is held.
 func (c *cache[T]) notify(k Key, prev T, hadPrev bool, cur T, deleted bool, how Deletion) {
-	now := time.Now()
+	now, listed := time.Now(), c.listing()
 	for _, d := range c.handlers {
-		d.q.Change(prev, hadPrev, cur, deleted, how == DeletionInferred, now)
+		d.q.Change(prev, hadPrev, cur, deleted, how == DeletionInferred, listed, now)
 	}
 }
 

@@ -47,6 +47,10 @@ type Metrics interface {
 	// resourceVersion, an object or a deletion (Syncer.WaitFor..., and
 	// reads of Writes), with how it ended and how long it took.
 	ReadWaited(op WaitOp, result WaitResult, waited time.Duration)
+	// DriftRepaired is called for each object a drift check found the
+	// store wrong about and repaired (see WithDriftCheck), with what was
+	// wrong: ReasonDriftMissing, ReasonDriftStale or ReasonDriftGone.
+	DriftRepaired(reason Reason)
 }
 
 // Reason tells why a Syncer relisted or reconnected.
@@ -122,3 +126,6 @@ func (NopMetrics) HandlerPanicked(string) {}
 
 // ReadWaited implements Metrics.
 func (NopMetrics) ReadWaited(WaitOp, WaitResult, time.Duration) {}
+
+// DriftRepaired implements Metrics.
+func (NopMetrics) DriftRepaired(Reason) {}

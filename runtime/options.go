@@ -41,6 +41,9 @@ type config struct {
 	shardErr        error             // a WithShard that cannot work
 	shardName       string            // see ShardName
 	resource        string            // the Resource's String(), for logs
+
+	resyncPeriod time.Duration // WithResyncPeriod; 0: none
+	driftEvery   time.Duration // WithDriftCheck; 0: none
 }
 
 func defaultConfig() config {
@@ -79,6 +82,13 @@ func (c *config) validate() error {
 	if c.watchTimeout > 0 && c.watchTimeout < time.Second {
 		errs = append(errs, fmt.Errorf("WithWatchTimeout must be at least 1s (the server counts in seconds), got %s", c.watchTimeout))
 	}
+	offOrPositive := func(name string, d time.Duration) {
+		if d < 0 {
+			errs = append(errs, fmt.Errorf("%s must not be negative (0 turns it off), got %s", name, d))
+		}
+	}
+	offOrPositive("WithResyncPeriod", c.resyncPeriod)
+	offOrPositive("WithDriftCheck", c.driftEvery)
 	if c.pageSize < 0 {
 		errs = append(errs, fmt.Errorf("WithPageSize must not be negative, got %d", c.pageSize))
 	}

@@ -9,7 +9,8 @@ import (
 // OptionsKey describes what opts set, as a string that is equal for two
 // lists of options that make the same Syncer: the namespace, the
 // selectors, paging, timeouts, backoff and mode, the names of the indexes,
-// the number of transforms and the snapshot file. Functions cannot be compared, so two lists
+// the number of transforms, the snapshot file, and the resync and drift
+// check periods. Functions cannot be compared, so two lists
 // that name the same index are taken to mean the same index function, and
 // the logger, metrics and HTTP client are left out. A set of syncers
 // (package syncerset) keys its members by resource and OptionsKey.
@@ -23,8 +24,8 @@ func OptionsKey(opts ...Option) string {
 		indexes = append(indexes, name)
 	}
 	slices.Sort(indexes)
-	return fmt.Sprintf("ns=%q labels=%q fields=%q page=%d bookmark=%s initial=%s watch=%s probe=%s backoff=%s..%s watchlist=%d compression=%t indexes=%s transforms=%d snapshot=%q every=%s shard=%q",
+	return fmt.Sprintf("ns=%q labels=%q fields=%q page=%d bookmark=%s initial=%s watch=%s probe=%s backoff=%s..%s watchlist=%d compression=%t indexes=%s transforms=%d snapshot=%q every=%s shard=%q resync=%s drift=%s",
 		c.namespace, c.labelSelector, c.fieldSelector, c.pageSize, c.bookmarkTimeout, c.initialTimeout,
 		c.watchTimeout, c.probeInterval, c.minBackoff, c.maxBackoff, c.watchList, c.compression, strings.Join(indexes, ","), len(c.transforms),
-		c.snapshotPath, c.snapshotEvery, shardString(c.shard))
+		c.snapshotPath, c.snapshotEvery, shardString(c.shard), c.resyncPeriod, c.driftEvery)
 }

@@ -119,6 +119,7 @@ func (s *Syncer[T]) watchList(ctx context.Context) (res result, fallback bool) {
 			s.progress.received.Store(kept)
 		case watch.Modified, watch.Deleted:
 			bookmarkDue()
+			s.cache.goLive() // the initial events are over
 			if !foreign {
 				s.ingest(op, ev.Type, obj, bad)
 			}

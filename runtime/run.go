@@ -129,6 +129,7 @@ func (s *Syncer[T]) settle(r *retry, res result) time.Duration {
 // until it ends. A warm start that cannot go on warm, or whose attempts
 // keep failing the same way, goes on cold at once, in the same resync.
 func (s *Syncer[T]) cycle(ctx context.Context) result {
+	s.checkDrift(ctx) // between two watches; may start a warm resync from the store
 	var res result
 	cold := true
 	switch {

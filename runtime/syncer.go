@@ -33,6 +33,7 @@ type Syncer[T Object] struct {
 	noMeta    bool             // the server refused the metadata-only LIST: no warm resync from the store
 	warm      *warmState[T]    // a warm start waiting for its watch
 	warmFails warmFailures     // attempts in a row of a warm resync that failed the same way
+	drift     driftState       // when the next drift check is due (WithDriftCheck)
 	bad       map[Key]string   // objects whose version of this resourceVersion could not be decoded, reported
 }
 

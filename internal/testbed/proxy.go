@@ -37,6 +37,9 @@ type Proxy struct {
 	dropped  atomic.Int64 // initial-events-end bookmarks dropped
 	delay    atomic.Int64 // a time.Duration: how long watch streams are held back
 	requests []Request    // every request forwarded
+
+	drops         []*eventDrop // armed by DropWatchEvent; guarded by mu
+	eventsDropped atomic.Int64
 }
 
 // StartProxy starts a proxy in front of s, stopped when the test ends.
@@ -116,7 +119,7 @@ func (p *Proxy) serve(rp *httputil.ReverseProxy, w http.ResponseWriter, r *http.
 		q.Del("resourceVersionMatch")
 		r.URL.RawQuery = q.Encode()
 	}
-	if watching && p.dropBookmark.Load() {
+	if watching && (p.dropBookmark.Load() || p.dropping()) {
 		// JSON lines, uncompressed (1.37 gzips WatchList streams): the
 		// filter reads the stream line by line.
 		r.Header.Set("Accept", "application/json")
@@ -178,31 +181,37 @@ var errCut = errors.New("watch stream cut by the test proxy")
 
 func (p *Proxy) modifyResponse(resp *http.Response) error {
 	q := resp.Request.URL.Query()
-	watching := q.Get("watch") == "1" || q.Get("watch") == "true"
-	if watching && p.dropBookmark.Load() {
-		resp.Body = &bookmarkFilter{r: bufio.NewReader(resp.Body), c: resp.Body, dropped: &p.dropped}
+	if q.Get("watch") != "1" && q.Get("watch") != "true" {
+		return nil
 	}
-	if d := time.Duration(p.delay.Load()); watching && d > 0 {
+	if bookmarks := p.dropBookmark.Load(); bookmarks || p.dropping() {
+		resp.Body = &lineFilter{r: bufio.NewReader(resp.Body), c: resp.Body, drop: func(line []byte) bool {
+			if bookmarks && bytes.HasPrefix(line, []byte(`{"type":"BOOKMARK"`)) && bytes.Contains(line, []byte("k8s.io/initial-events-end")) {
+				p.dropped.Add(1)
+				return true
+			}
+			return p.dropEvent(line)
+		}}
+	}
+	if d := time.Duration(p.delay.Load()); d > 0 {
 		resp.Body = newDelayedBody(resp.Body, d)
 	}
 	return nil
 }
 
-// bookmarkFilter drops the JSON lines of initial-events-end bookmarks.
-type bookmarkFilter struct {
-	r       *bufio.Reader
-	c       io.Closer
-	left    []byte
-	dropped *atomic.Int64
+// lineFilter drops the JSON lines (watch events) that drop says to.
+type lineFilter struct {
+	r    *bufio.Reader
+	c    io.Closer
+	left []byte
+	drop func(line []byte) bool
 }
 
-func (f *bookmarkFilter) Read(b []byte) (int, error) {
+func (f *lineFilter) Read(b []byte) (int, error) {
 	for len(f.left) == 0 {
 		line, err := f.r.ReadBytes('\n')
-		if !(bytes.HasPrefix(line, []byte(`{"type":"BOOKMARK"`)) && bytes.Contains(line, []byte("k8s.io/initial-events-end"))) {
+		if !f.drop(line) {
 			f.left = line
-		} else {
-			f.dropped.Add(1)
 		}
 		if err != nil {
 			if len(f.left) == 0 {
@@ -216,4 +225,4 @@ func (f *bookmarkFilter) Read(b []byte) (int, error) {
 	return n, nil
 }
 
-func (f *bookmarkFilter) Close() error { return f.c.Close() }
+func (f *lineFilter) Close() error { return f.c.Close() }
