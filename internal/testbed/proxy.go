@@ -24,9 +24,12 @@ type Proxy struct {
 	srv    *httptest.Server
 	target *Server
 
-	stripWatchList atomic.Bool
-	dropBookmark   atomic.Bool
-	paused         atomic.Bool
+	stripWatchList  atomic.Bool
+	dropBookmark    atomic.Bool
+	paused          atomic.Bool
+	refuseMetadata  atomic.Bool
+	metadataRefused atomic.Int64
+	log             requestLog
 
 	mu       sync.Mutex
 	streams  map[*http.Request]func() // open watch streams and how to cut them
@@ -94,8 +97,14 @@ func (p *Proxy) Close() {
 }
 
 func (p *Proxy) serve(rp *httputil.ReverseProxy, w http.ResponseWriter, r *http.Request) {
+	w = p.recorded(w, r)
 	if p.paused.Load() {
 		http.Error(w, "paused by the test proxy", http.StatusServiceUnavailable)
+		return
+	}
+	if p.refuseMetadata.Load() && asksMetadata(r) {
+		p.metadataRefused.Add(1)
+		http.Error(w, "the test proxy refuses PartialObjectMetadata", http.StatusNotAcceptable)
 		return
 	}
 	q := r.URL.Query()
