@@ -58,13 +58,13 @@ func bytes(reqs []testbed.Request) (n int64) {
 // A projection of metadata only (PodOwners: a pod's labels and owners)
 // asks the server for PartialObjectMetadata on every request (WatchList,
 // LIST pages, watch, the count before a WatchList), receives the bytes of
-// the pods' metadata only (0.7 of the bytes a full syncer of the same
+// the pods' metadata only (0.7 of what a full syncer of the same
 // Deployment-shaped pods receives; see dynamicsyncer's tests for objects
-// with data), and holds the
-// projection of what the full syncer holds, object for object, cold and
-// under writes: by WatchList, LIST + WATCH, with a field selector, in a
-// shard. The projection of a custom resource (GadgetMeta) does the same
-// in JSON.
+// with data), and holds the projection of what the full syncer holds,
+// object for object, cold and under writes: by WatchList, LIST + WATCH,
+// with a field selector, in a shard, and after a warm restart (a watch
+// from the snapshot). The projection of a custom resource (GadgetMeta)
+// does the same in JSON, by WatchList and by LIST.
 func TestMetadataProjectionAsksForMetadata(t *testing.T) {
 	srv := testbed.Shared(t)
 	cs := srv.Client()
@@ -128,6 +128,37 @@ func TestMetadataProjectionAsksForMetadata(t *testing.T) {
 			}
 		})
 	}
+	t.Run("warm", func(t *testing.T) {
+		proxy := testbed.StartProxy(t, srv)
+		path := filepath.Join(t.TempDir(), "podowners.snapshot")
+		opts := []runtime.Option{runtime.WithNamespace(ns), runtime.WithSnapshot(path)}
+		first, err := corev1syncers.NewPodOwnersSyncer(proxy.Config(), opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start(t, first.Syncer)()
+		podWrites(t, cs, ns, pods, 10) // while it is down
+		proxy.RecordRequests(true)
+		second, err := corev1syncers.NewPodOwnersSyncer(proxy.Config(), opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start(t, second.Syncer)
+		if second.Mode() != runtime.ModeWarm {
+			t.Fatalf("the second run synced in mode %s, want warm", second.Mode())
+		}
+		full, err := runtime.New[*corev1.Pod](srv.Config(), podsResource, runtime.WithNamespace(ns))
+		if err != nil {
+			t.Fatal(err)
+		}
+		start(t, full)
+		converge(t, podVersions(t, cs, ns), full.Store(), second.Syncer.Store(), corev1syncers.PodOwnersFrom)
+		podWrites(t, cs, ns, pods, 10)
+		converge(t, podVersions(t, cs, ns), full.Store(), second.Syncer.Store(), corev1syncers.PodOwnersFrom)
+		if n, wrong := askedMetadata(proxy.Requests(), "pods", false); n < 2 || wrong != "" {
+			t.Errorf("%d requests; %s", n, wrong)
+		}
+	})
 	t.Run("crd", func(t *testing.T) {
 		srv.InstallCRD(t, manifest(t, "gadgets.yaml"))
 		gadgets := dynamic.NewForConfigOrDie(srv.Config()).Resource(gadgetsGVR).Namespace(ns)
