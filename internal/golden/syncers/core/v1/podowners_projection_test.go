@@ -13,13 +13,17 @@ import (
 )
 
 // TestPodOwnersDecoders checks that PodOwners's decoders give what the full decoders of
-// Pod give, projected with PodOwnersFrom: the same value, or the same error.
+// Pod give, projected with PodOwnersFrom: the same value, or the same error; and
+// the same of a Pod's PartialObjectMetadata, which the syncer asks for.
 func TestPodOwnersDecoders(t *testing.T) {
 	t.Run("protobuf", func(t *testing.T) {
 		projectiontest.Protobuf(t, PodOwnersFrom, new(corev1.PodList), new(PodOwnersList))
 	})
 	t.Run("json", func(t *testing.T) {
 		projectiontest.JSON(t, PodOwnersFrom, new(corev1.PodList), new(PodOwnersList))
+	})
+	t.Run("partialObjectMetadata", func(t *testing.T) {
+		projectiontest.PartialObjectMetadata(t, PodOwnersFrom, new(PodOwnersList), true)
 	})
 }
 

@@ -13,10 +13,14 @@ import (
 )
 
 // TestGadgetMetaDecoders checks that GadgetMeta's decoders give what the full decoders of
-// Gadget give, projected with GadgetMetaFrom: the same value, or the same error.
+// Gadget give, projected with GadgetMetaFrom: the same value, or the same error; and
+// the same of a Gadget's PartialObjectMetadata, which the syncer asks for.
 func TestGadgetMetaDecoders(t *testing.T) {
 	t.Run("json", func(t *testing.T) {
 		projectiontest.JSON(t, GadgetMetaFrom, new(thingsv1.GadgetList), new(GadgetMetaList))
+	})
+	t.Run("partialObjectMetadata", func(t *testing.T) {
+		projectiontest.PartialObjectMetadata(t, GadgetMetaFrom, new(GadgetMetaList), false)
 	})
 }
 
