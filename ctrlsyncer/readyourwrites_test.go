@@ -48,6 +48,7 @@ func TestReadYourOwnWritesThroughTheClient(t *testing.T) {
 			srv, direct := server(t, ns)
 			proxy := testbed.StartProxy(t, srv)
 			proxy.DelayWatches(300 * time.Millisecond)
+			proxy.RecordRequests(true)
 			mgr := newManager(t, proxy.Config(), logr.Discard(), readsItsWrites(on))
 			r := &childload.Reconciler{}
 			if err := r.SetupWithSyncers(mgr, ns, 4); err != nil {
@@ -73,7 +74,7 @@ func TestReadYourOwnWritesThroughTheClient(t *testing.T) {
 			}
 			for _, req := range proxy.Requests() {
 				if res := req.Resource(); (res == "configmaps" || res == "widgets") && req.Method == "GET" && !strings.HasPrefix(req.UserAgent, "syncer-gen/") {
-					t.Errorf("%s %s (watch %t) from %q: only the syncers read the served resources", req.Method, req.Path, req.Watch, req.UserAgent)
+					t.Errorf("%s %s (watch %t) from %q: only the syncers read the served resources", req.Method, req.Path, req.Watch(), req.UserAgent)
 				}
 			}
 		})

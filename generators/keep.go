@@ -85,7 +85,25 @@ func resolveProjection(r *Resource, keeps []marker, t types.Type, apiScope *type
 		return nil, ErrorList{err}
 	}
 	p.Protobuf = hasMethod(root, "Unmarshal") && protobufCapable(p) && !pb.flat
+	p.MetadataOnly = metadataOnly(p)
 	return p, nil
+}
+
+// metadataOnly tells whether p keeps nothing but metadata: its root holds
+// only metav1.TypeMeta and metav1.ObjectMeta, the latter as field 1 in
+// protobuf where it is read from protobuf, as in PartialObjectMetadata.
+func metadataOnly(p *Projection) bool {
+	for _, f := range p.Root.Fields {
+		meta := f.Type.Kind == TypeStruct && !f.Type.Struct.Generated || // kept in part
+			f.Type.Kind == TypeUpstream && f.Type.Pkg == metav1Pkg && (f.Type.Name == "ObjectMeta" || f.Type.Name == "TypeMeta") // whole
+		if !meta {
+			return false
+		}
+		if p.Protobuf && f.Proto != nil && f.Proto.Number != 1 {
+			return false
+		}
+	}
+	return true
 }
 
 // projBuilder collects the kept fields of each upstream struct type.

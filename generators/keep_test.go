@@ -243,6 +243,32 @@ func TestKeepModel(t *testing.T) {
 	}
 }
 
+// A projection whose every keep path is under .metadata is metadata-only
+// (its syncer asks for PartialObjectMetadata); one path elsewhere makes it
+// not.
+func TestKeepMetadataOnly(t *testing.T) {
+	dir := testmodule.Write(t, map[string]string{
+		"api/v1/types.go": keepAPI,
+		"views/views.go": keepAlias("Owners", "+syncer-gen:keep=.metadata.labels", "+syncer-gen:keep=.metadata.ownerReferences",
+			"+syncer-gen:index(owner)=.metadata.ownerReferences[*].uid"),
+		"whole/views.go": keepAlias("Meta", "+syncer-gen:keep=.metadata"),
+		"mixed/views.go": keepAlias("Mixed", "+syncer-gen:keep=.metadata.labels", "+syncer-gen:keep=.status.ready"),
+	})
+	m, err := Build(Config{Patterns: []string{"./views", "./whole", "./mixed"}, OutputPkg: "example.com/m/out", Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, p := range m.Packages {
+		for _, r := range p.Resources {
+			got[r.Name] = r.Projection.MetadataOnly
+		}
+	}
+	if want := map[string]bool{"Owners": true, "Meta": true, "Mixed": false}; !maps.Equal(got, want) {
+		t.Errorf("metadata-only: got %v, want %v", got, want)
+	}
+}
+
 // A filter in a keep path is refused at the filter, with the path that
 // keeps every element instead: a projection never drops what a marker says.
 func TestKeepFilterRefused(t *testing.T) {

@@ -30,6 +30,11 @@ type Projection struct {
 	// number is the embedded message's): the projection then has a
 	// protobuf decoder. Otherwise the server is asked for JSON only.
 	Protobuf bool
+	// MetadataOnly is true when every keep path is under .metadata: the
+	// syncer asks the server for PartialObjectMetadata, which its
+	// decoders read as they read a whole object (runtime.Resource's
+	// MetadataOnly).
+	MetadataOnly bool
 	// Pos is where the first keep marker is.
 	Pos token.Position
 }

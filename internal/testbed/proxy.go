@@ -25,9 +25,12 @@ type Proxy struct {
 	srv    *httptest.Server
 	target *Server
 
-	stripWatchList atomic.Bool
-	dropBookmark   atomic.Bool
-	paused         atomic.Bool
+	stripWatchList  atomic.Bool
+	dropBookmark    atomic.Bool
+	paused          atomic.Bool
+	refuseMetadata  atomic.Bool
+	metadataRefused atomic.Int64
+	log             requestLog
 
 	mu       sync.Mutex
 	streams  map[*http.Request]func() // open watch streams and how to cut them
@@ -36,7 +39,6 @@ type Proxy struct {
 	cuts     atomic.Int64 // streams ended by the proxy
 	dropped  atomic.Int64 // initial-events-end bookmarks dropped
 	delay    atomic.Int64 // a time.Duration: how long watch streams are held back
-	requests []Request    // every request forwarded
 
 	drops         []*eventDrop // armed by DropWatchEvent; guarded by mu
 	eventsDropped atomic.Int64
@@ -107,13 +109,18 @@ func (p *Proxy) Close() {
 }
 
 func (p *Proxy) serve(rp *httputil.ReverseProxy, w http.ResponseWriter, r *http.Request) {
+	w = p.recorded(w, r)
 	if p.paused.Load() {
 		http.Error(w, "paused by the test proxy", http.StatusServiceUnavailable)
 		return
 	}
+	if p.refuseMetadata.Load() && asksMetadata(r) {
+		p.metadataRefused.Add(1)
+		http.Error(w, "the test proxy refuses PartialObjectMetadata", http.StatusNotAcceptable)
+		return
+	}
 	q := r.URL.Query()
 	watching := q.Get("watch") == "1" || q.Get("watch") == "true"
-	p.log(r, watching)
 	if p.stripWatchList.Load() {
 		q.Del("sendInitialEvents")
 		q.Del("resourceVersionMatch")

@@ -39,6 +39,7 @@ type jsonObjectDecoder struct {
 	// then call it, and the decoders syncer-gen generates for projected
 	// types check the syntax themselves as they read.
 	ownJSON bool
+	partial bool // PartialObjectMetadata counts as the decoder's kind
 }
 
 func (d jsonObjectDecoder) Decode(data []byte, defaults *schema.GroupVersionKind, into kruntime.Object) (kruntime.Object, *schema.GroupVersionKind, error) {
@@ -61,10 +62,17 @@ func (d jsonObjectDecoder) Decode(data []byte, defaults *schema.GroupVersionKind
 }
 
 // ownKind tells whether data is a JSON object whose apiVersion and kind
-// are, for encoding/json too, exactly the decoder's.
+// are, for encoding/json too, exactly the decoder's (or, for partial,
+// PartialObjectMetadata's).
 func (d jsonObjectDecoder) ownKind(data []byte) bool {
 	v, ok := members(data, [2]string{"apiVersion", "kind"})
-	return ok && plainString(v[0], d.apiVersion) && plainString(v[1], d.gvk.Kind)
+	if !ok {
+		return false
+	}
+	if plainString(v[0], d.apiVersion) && plainString(v[1], d.gvk.Kind) {
+		return true
+	}
+	return d.partial && plainString(v[0], partialAPIVersion) && plainString(v[1], partialKind)
 }
 
 // members returns the values of the members of the JSON object data named
