@@ -174,6 +174,6 @@ func reportAgent(w io.Writer, runs []agentRun, pods int) {
 		return
 	}
 	fmt.Fprintf(w, "\nA node agent: examples/builtin --resource nodepods --node <node>, built as its users build it, on a node of %d Deployment-shaped pods "+
-		"and on a node of none; its peak RSS (VmHWM) once synced, its peak RssAnon (not the binary's pages) and its RssFile (the binary's pages); medians over the rounds:\n\n%s\n",
+		"and on a node of none; its peak RSS (VmHWM) once synced, its peak RssAnon (not the binary's pages) and its RssFile (the binary's pages); medians over the rounds:\n\n%s",
 		pods, agentTable(runs))
 }
