@@ -153,7 +153,7 @@ func projectionChart(run []string, pods, crs []driver.Summary, agent []agentSumm
 		p.Refs = []string{"widgets: " + ours}
 		return p
 	}
-	return &driver.Chart{Title: "Projection: Deployment-shaped pods and a CRD, projected against whole objects (lower is better)", Run: run, Panels: []driver.Panel{
+	c := &driver.Chart{Title: "Projection: Deployment-shaped pods and a CRD, projected against whole objects (lower is better)", Run: run, Panels: []driver.Panel{
 		driver.PanelOf("pods: time to synced, s", 3, pods, driver.SyncTime, floorRead, clientGoStrip),
 		driver.PanelOf("pods: peak RSS at sync, MiB", 1, pods, driver.SyncRSS, clientGoStrip),
 		driver.PanelOf("pods: allocated to sync, MiB", 0, pods, driver.Allocated, floorDecode, clientGoStrip),
@@ -162,9 +162,12 @@ func projectionChart(run []string, pods, crs []driver.Summary, agent []agentSumm
 		crPanel("widgets: time to synced, s", 3, driver.SyncTime),
 		crPanel("widgets: peak RSS at sync, MiB", 1, driver.SyncRSS),
 		crPanel("widgets: what our store holds (Store.Bytes), MiB", 1, store),
-		driver.PanelOf("examples/builtin as a node agent: peak RSS, MiB", 1, agent, func(s agentSummary) float64 { return s.peakMiB }),
-		driver.PanelOf("examples/builtin as a node agent: peak RssAnon, MiB", 1, agent, func(s agentSummary) float64 { return s.anonMiB }),
 	}}
+	if peak := driver.PanelOf("examples/builtin as a node agent: peak RSS, MiB", 1, agent, func(s agentSummary) float64 { return s.peakMiB }); len(peak.Bars) > 0 {
+		c.Panels = append(c.Panels, peak,
+			driver.PanelOf("examples/builtin as a node agent: peak RssAnon, MiB", 1, agent, func(s agentSummary) float64 { return s.anonMiB }))
+	}
+	return c
 }
 
 // writeCharts writes dir/bench-<part>.svg for each part that ran.
