@@ -122,7 +122,7 @@ func TestChartsOfAnOutcome(t *testing.T) {
 		restarts: []restartRun{{contender: restartIdle, cpu: time.Second}, {contender: ours, cpu: time.Second}, {contender: clientGoWatch, cpu: 3 * time.Second}},
 		fleet:    []fleetRun{{takeover: 6.5}, {takeover: 6.7}},
 		projection: projectionOutcome{pods: []driver.Result{r(floorRead, 0.5), r(clientGoStrip, 2), r(oursStrip, 1)},
-			crs: []driver.Result{r(ours, 1)}}}
+			crs: []driver.Result{r(ours, 1)}, agents: []agentRun{{nodeName: agentNoNode, peak: 15 * driver.MiB}, {nodeName: agentNode, pods: 250, peak: 25 * driver.MiB}}}}
 	out.projection.pods[2].Sync.StoreBytes = 30 * driver.MiB
 	cs := charts([]string{"run"}, out)
 	want := []string{partContenders, partWarm, partShard, partWave, partRestart, partFleet, partProjection}
@@ -146,6 +146,13 @@ func TestChartsOfAnOutcome(t *testing.T) {
 	p := parseSVG(t, cs[partProjection].SVG())
 	if got := p.bars["pods: what our store holds (Store.Bytes), MiB"]; !slices.Equal(got, []string{oursStrip}) {
 		t.Errorf("projection: store bars %q, want ours-strip's alone", got)
+	}
+	if got := p.bars["examples/builtin as a node agent: peak RSS, MiB"]; !slices.Equal(got, []string{"node agent, idle", "node agent"}) {
+		t.Errorf("projection: node agent's bars %q", got)
+	}
+	out.projection.agents = nil
+	if bytes.Contains(charts([]string{"run"}, out)[partProjection].SVG(), []byte("as a node agent")) {
+		t.Error("projection: a node agent's panel where none ran")
 	}
 	if got := p.bars["widgets: time to synced, s"]; !slices.Equal(got, []string{"widgets: " + ours}) {
 		t.Errorf("projection: widgets' bars %q", got)

@@ -16,7 +16,7 @@ import (
 // bench holds what every run needs.
 type bench struct {
 	o          options
-	exe        string
+	bins       map[string]string // the programs' binaries, by name (programs.go)
 	kubeconfig string
 	cs         kubernetes.Interface
 	res        resource
@@ -36,12 +36,15 @@ const replyTimeout = 30 * time.Second
 // killed on every path.
 func (b *bench) runOne(ctx context.Context, c driver.Contender, round int, extra ...string) (driver.Result, error) {
 	r := driver.Result{Contender: c.Name, Round: round, Pool: min(b.o.steadyPool, b.o.n)}
-	ch, err := startChild(b.exe, c, b.o, b.kubeconfig, round, extra...)
+	ch, err := b.startChild(c, b.o, round, extra...)
 	if err != nil {
 		return r, err
 	}
 	defer ch.Kill()
-	if err := ch.Expect(ctx, driver.MsgSynced, &r.Sync, b.o.timeout+replyTimeout); err != nil {
+	anon := driver.SampleAnon(ch.Pid())
+	err = ch.Expect(ctx, driver.MsgSynced, &r.Sync, b.o.timeout+replyTimeout)
+	r.AnonBytes = anon.Stop()
+	if err != nil {
 		return r, err
 	}
 	if r.Sync.Objects != b.o.n {
@@ -59,6 +62,19 @@ func (b *bench) runOne(ctx context.Context, c driver.Contender, round int, extra
 		return r, err
 	}
 	return r, ch.Wait(replyTimeout)
+}
+
+// idleNamespace is a namespace of no objects, which the idle runs sync.
+const idleNamespace = "bench-idle"
+
+// runIdle runs contender c once on idleNamespace: what its program takes
+// before any object, which its peak RSS at sync holds too.
+func (b *bench) runIdle(ctx context.Context, c driver.Contender) (driver.Result, error) {
+	ib := *b
+	ib.o.namespace, ib.o.n = idleNamespace, 0
+	r, err := ib.runOne(ctx, c, 0)
+	r.Idle = true
+	return r, err
 }
 
 // steady drives the steady state of a child; it also returns the rate at

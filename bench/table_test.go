@@ -15,9 +15,9 @@ func TestMachineLine(t *testing.T) {
 	nan := math.NaN()
 	ss := []driver.Summary{
 		{Contender: floorDecode, SyncSeconds: 2, HWMSyncMiB: 50, CPUPer1k: 0.08},
-		{Contender: keepAll, SyncSeconds: 2.5, HWMSyncMiB: 100, CPUPer1k: nan},
-		{Contender: clientGoWatch, SyncSeconds: 4, HWMSyncMiB: 200, CPUPer1k: 0.4, LagP50ms: 2, LagP99ms: 10},
-		{Contender: ours, SyncSeconds: 2.1, HWMSyncMiB: 90, CPUPer1k: 0.1, LagP50ms: 2, LagP99ms: 12},
+		{Contender: keepAll, SyncSeconds: 2.5, HWMSyncMiB: 100, IdleMiB: 11.44, CPUPer1k: nan},
+		{Contender: clientGoWatch, SyncSeconds: 4, HWMSyncMiB: 200, IdleMiB: 21, CPUPer1k: 0.4, LagP50ms: 2, LagP99ms: 10},
+		{Contender: ours, SyncSeconds: 2.1, HWMSyncMiB: 90, IdleMiB: 12.5, CPUPer1k: 0.1, LagP50ms: 2, LagP99ms: 12},
 		{Contender: oursStrip, SyncSeconds: 2.1, HWMSyncMiB: 65},
 		{Contender: oursSlow, LagP50ms: 2.2, Restarts: 0, HWMSteadyMiB: 60},
 		{Contender: clientGoSlow, Restarts: nan, HWMSteadyMiB: 120},
@@ -29,7 +29,8 @@ func TestMachineLine(t *testing.T) {
 		{contender: clientGoWatch, idleRSS: 100 * driver.MiB, peak: 120 * driver.MiB, cpu: 4 * time.Second},
 		{contender: clientGoList, idleRSS: 100 * driver.MiB, peak: 300 * driver.MiB, cpu: 8 * time.Second},
 	}
-	crd := []driver.Summary{{Contender: ours, SyncSeconds: 1, HWMSyncMiB: 60}, {Contender: clientGoWatch, SyncSeconds: 2, HWMSyncMiB: 100}}
+	crd := []driver.Summary{{Contender: ours, SyncSeconds: 1, HWMSyncMiB: 60}, {Contender: clientGoWatch, SyncSeconds: 2, HWMSyncMiB: 100},
+		{Contender: crCache, Runs: 1, IdleMiB: 33}, {Contender: crSyncer, Runs: 1, IdleMiB: 35}}
 	warm := []driver.Summary{{Contender: oursWarm, SyncSeconds: 0.2, ReadMiB: 3}, {Contender: ours, SyncSeconds: 1, ReadMiB: 60}}
 	shards := []shardRun{
 		{k: 1, serverRun: serverRun{cpu: 2 * time.Second}, alone: 1, aloneRSS: 100 * driver.MiB},
@@ -47,6 +48,7 @@ func TestMachineLine(t *testing.T) {
 		"shard_time_vs_unsharded=0.30 shard_rss_vs_unsharded=0.30 shard_server_cpu_vs_unsharded=1.25 cr_time_vs_cache=nan cr_rss_vs_cache=nan cold_server_cpu_vs_clientgo_best=0.75 " +
 		"wave_warm_cpu_vs_clientgo=0.25 wave_warm_cpu_vs_clientgo_list=0.50 apiserver_restart_cpu_vs_clientgo=0.25 takeover_s=6.10 " +
 		"proj_time_vs_floor_read=1.10 proj_rss_vs_clientgo_strip=0.20 proj_cpu_per_event_vs_floor_decode=0.80 proj_crd_time_vs_full=0.40 proj_crd_rss_vs_full=0.25 " +
+		"idle_rss_ours=12.50 idle_rss_clientgo=21.00 idle_rss_floor=11.44 idle_rss_cr_cache=33.00 idle_rss_cr_syncer=35.00 agent_idle_rss=15.50 agent_rss=25.00 " +
 		"ryow_dups=0 ryow_reconcile_time_vs_off=1.05 ryow_wait_p99_vs_cache=0.20 ryow_cache_reconcile_time_vs_off=10.00"
 	ryow := []childload.Outcome{
 		{Contender: "cache-off", PerSecond: 100, ListP99: time.Millisecond},
@@ -60,12 +62,16 @@ func TestMachineLine(t *testing.T) {
 		{Contender: clientGoStrip, SyncSeconds: 9, HWMSyncMiB: 500, CPUPer1k: 0.7},
 		{Contender: oursProjected, SyncSeconds: 2.2, HWMSyncMiB: 100, CPUPer1k: 0.4},
 	}
+	agents := []agentRun{ // medians of each node's runs
+		{nodeName: agentNoNode, peak: 15 * driver.MiB}, {nodeName: agentNoNode, peak: 16 * driver.MiB},
+		{nodeName: agentNode, pods: 250, peak: 25 * driver.MiB}, {nodeName: agentNode, pods: 250, peak: 24 * driver.MiB}, {nodeName: agentNode, pods: 250, peak: 30 * driver.MiB},
+	}
 	projCRs := []driver.Summary{{Contender: ours, SyncSeconds: 1, HWMSyncMiB: 80}, {Contender: oursProjected, SyncSeconds: 0.4, HWMSyncMiB: 20}}
 	if got := driver.MachineLine(slices.Concat(cs, slowComparisons(ss), serverComparisons(server), crdComparisons(crd), warmComparisons(warm),
 		shardComparisons(shards), waveComparisons(waves),
 		restartComparisons([]restartRun{{contender: restartIdle, cpu: time.Second}, {contender: ours, cpu: 2 * time.Second},
 			{contender: clientGoWatch, cpu: 5 * time.Second}}),
-		fleetComparisons([]fleetRun{{takeover: 5.5}, {takeover: 6.1}, {takeover: 7.2}}), projectionComparisons(projPods, projCRs), consistencyComparisons(ryow)), machineKeys); got != want {
+		fleetComparisons([]fleetRun{{takeover: 5.5}, {takeover: 6.1}, {takeover: 7.2}}), projectionComparisons(projPods, projCRs), agentComparisons(agents), consistencyComparisons(ryow)), machineKeys); got != want {
 		t.Errorf("machine line:\n%s\nwant:\n%s", got, want)
 	}
 	met := map[string]bool{}

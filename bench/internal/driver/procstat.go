@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -47,6 +48,58 @@ func parseStatusBytes(r io.Reader, field string) (int64, error) {
 		return 0, err
 	}
 	return 0, fmt.Errorf("no %s line", field)
+}
+
+// AnonSampler follows the largest RssAnon of a process: its resident
+// memory that is not file pages (the heap, stacks, the runtime's own, the
+// binary's written data), apart from the binary's code and read-only data,
+// which RssFile counts. The kernel keeps no peak of it, as VmHWM is of the
+// whole RSS: the sampler reads /proc/<pid>/status every AnonPeriod.
+type AnonSampler struct {
+	pid  string
+	peak atomic.Int64
+	stop chan struct{}
+	done chan struct{}
+}
+
+// AnonPeriod is how often an AnonSampler reads: a Go program's anonymous
+// memory grows with its heap, which the garbage collector returns to the
+// kernel only minutes later, so that its peak lasts far longer than this.
+const AnonPeriod = 5 * time.Millisecond
+
+// SampleAnon starts following pid's RssAnon.
+func SampleAnon(pid int) *AnonSampler {
+	s := &AnonSampler{pid: strconv.Itoa(pid), stop: make(chan struct{}), done: make(chan struct{})}
+	s.read()
+	go func() {
+		defer close(s.done)
+		t := time.NewTicker(AnonPeriod)
+		defer t.Stop()
+		for {
+			select {
+			case <-s.stop:
+				return
+			case <-t.C:
+				s.read()
+			}
+		}
+	}()
+	return s
+}
+
+func (s *AnonSampler) read() {
+	if b, err := StatusBytes(s.pid, "RssAnon"); err == nil && b > s.peak.Load() {
+		s.peak.Store(b)
+	}
+}
+
+// Stop reads once more, stops sampling and returns the largest RssAnon
+// seen, in bytes; 0 when the process could not be read.
+func (s *AnonSampler) Stop() int64 {
+	close(s.stop)
+	<-s.done
+	s.read()
+	return s.peak.Load()
 }
 
 // ResetHWM sets the peak resident set size of pid (VmHWM) to its current

@@ -10,7 +10,15 @@ import (
 type Result struct {
 	Contender string
 	Round     int
-	Sync      SyncReport
+	// Idle: the run synced an empty namespace, which shows what the
+	// program takes before any object (its code, the Go runtime, a
+	// connection); Summarize keeps it apart from the rounds.
+	Idle bool
+	Sync SyncReport
+	// AnonBytes is the child's peak RssAnon up to synced (SampleAnon): its
+	// resident memory that is not file pages, the binary's own code among
+	// them.
+	AnonBytes int64
 	Steady    *SteadyReport
 	WriteRate float64 // updates per second the parent wrote in the steady state
 	Pool      int     // objects the steady state's updates cycle over
@@ -26,6 +34,8 @@ type Summary struct {
 	SyncMin      float64
 	SyncMax      float64
 	HWMSyncMiB   float64
+	IdleMiB      float64 // peak RSS of the idle runs, on an empty namespace
+	AnonMiB      float64 // peak RssAnon up to synced
 	hwmExitMiB   float64
 	AllocMiB     float64
 	ReadMiB      float64 // read from the server's sockets up to synced
@@ -57,13 +67,23 @@ const MiB = 1 << 20
 func Summarize(rs []Result, names []string) []Summary {
 	out := make([]Summary, 0, len(names))
 	for _, name := range names {
-		var mine []Result
+		var mine, idle []Result
 		for _, r := range rs {
-			if r.Contender == name {
+			switch {
+			case r.Contender != name:
+			case r.Idle:
+				idle = append(idle, r)
+			default:
 				mine = append(mine, r)
 			}
 		}
-		out = append(out, summarizeOne(name, mine))
+		s := summarizeOne(name, mine)
+		var idleMiB []float64
+		for _, r := range idle {
+			idleMiB = append(idleMiB, float64(r.Sync.HWMBytes)/MiB)
+		}
+		s.IdleMiB = Median(idleMiB)
+		out = append(out, s)
 	}
 	return out
 }
@@ -121,6 +141,7 @@ func summarizeOne(name string, rs []Result) Summary {
 		SyncMin:     syncMin,
 		SyncMax:     syncMax,
 		HWMSyncMiB:  med(always(func(r Result) float64 { return float64(r.Sync.HWMBytes) / MiB })),
+		AnonMiB:     med(func(r Result) (float64, bool) { return float64(r.AnonBytes) / MiB, r.AnonBytes > 0 }),
 		hwmExitMiB:  med(always(func(r Result) float64 { return float64(r.Exit.HWMBytes) / MiB })),
 		AllocMiB:    med(always(func(r Result) float64 { return float64(r.Sync.TotalAllocBytes) / MiB })),
 		ReadMiB:     med(always(func(r Result) float64 { return float64(r.Sync.BytesRead) / MiB })),
@@ -168,7 +189,7 @@ func Find(ss []Summary, name string) Summary {
 		}
 	}
 	nan := math.NaN()
-	return Summary{Contender: name, SyncSeconds: nan, SyncMin: nan, SyncMax: nan, HWMSyncMiB: nan, hwmExitMiB: nan, AllocMiB: nan, ReadMiB: nan, StoreMiB: nan,
+	return Summary{Contender: name, SyncSeconds: nan, SyncMin: nan, SyncMax: nan, HWMSyncMiB: nan, IdleMiB: nan, AnonMiB: nan, hwmExitMiB: nan, AllocMiB: nan, ReadMiB: nan, StoreMiB: nan,
 		Objects: nan, CPUPer1k: nan, LagP50ms: nan, LagP99ms: nan, SteadyEvents: nan, WriteRate: nan,
 		HWMSteadyMiB: nan, LiveHeapMiB: nan, Requests: nan, Restarts: nan, SlowCalls: nan, SlowCallMs: nan, SlowPending: nan, SlowMaxDepth: nan, Pool: nan}
 }

@@ -1,4 +1,4 @@
-package main
+package child
 
 import (
 	"fmt"
@@ -8,22 +8,17 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-
-	"github.com/syncer-gen/syncer-gen/runtime"
 )
 
-// slowHandlerName names our slow handler in the runtime's metrics.
-const slowHandlerName = "slow"
-
-// probe counts, during the steady state, what shows a contender's watch
+// Probe counts, during the steady state, what shows a contender's watch
 // restarting and its slow handler falling behind:
 //   - every LIST or WATCH request on the resource, seen in the transport of
 //     every contender (client-go's reflector says nothing else when it
 //     restarts a watch);
-//   - for our syncer, as its runtime.Metrics: Reconnected and Relisted with
-//     their reasons, and the slow handler's largest queue depth.
-type probe struct {
-	runtime.NopMetrics
+//   - for our syncer, through its runtime.Metrics (see the ours program):
+//     Reconnected and Relisted with their reasons (Restart), and the slow
+//     handler's largest queue depth (Depth).
+type Probe struct {
 	on       atomic.Bool
 	plural   string
 	requests atomic.Int64
@@ -33,8 +28,8 @@ type probe struct {
 	kinds    map[string]int // the requests counted, by requestKind
 }
 
-func newProbe(plural string) *probe {
-	return &probe{plural: plural, reasons: map[string]int{}, kinds: map[string]int{}}
+func newProbe(plural string) *Probe {
+	return &Probe{plural: plural, reasons: map[string]int{}, kinds: map[string]int{}}
 }
 
 // requestKind tells what a LIST or WATCH request of the resource asks for:
@@ -59,17 +54,17 @@ func requestKind(req *http.Request) string {
 }
 
 // requestKinds returns the requests counted, by kind.
-func (p *probe) requestKinds() map[string]int {
+func (p *Probe) requestKinds() map[string]int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return maps.Clone(p.kinds)
 }
 
-func (p *probe) start() { p.on.Store(true) }
+func (p *Probe) start() { p.on.Store(true) }
 
 // wrap is a rest.Config WrapTransport that counts the resource's LIST and
 // WATCH requests.
-func (p *probe) wrap(rt http.RoundTripper) http.RoundTripper {
+func (p *Probe) wrap(rt http.RoundTripper) http.RoundTripper {
 	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
 		if p.on.Load() && req.Method == http.MethodGet && strings.HasSuffix(req.URL.Path, "/"+p.plural) {
 			p.requests.Add(1)
@@ -85,24 +80,20 @@ type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
 
-// Reconnected implements runtime.Metrics.
-func (p *probe) Reconnected(r runtime.Reason) { p.restart("reconnected", r) }
-
-// Relisted implements runtime.Metrics.
-func (p *probe) Relisted(r runtime.Reason) { p.restart("relisted", r) }
-
-func (p *probe) restart(what string, r runtime.Reason) {
+// Restart counts a restart of our syncer's watch: what it did
+// ("reconnected", "relisted") and why.
+func (p *Probe) Restart(what, reason string) {
 	if !p.on.Load() {
 		return
 	}
 	p.mu.Lock()
-	p.reasons[what+":"+string(r)]++
+	p.reasons[what+":"+reason]++
 	p.mu.Unlock()
 }
 
-// HandlerQueueDepth implements runtime.Metrics.
-func (p *probe) HandlerQueueDepth(handler string, depth int) {
-	if handler != slowHandlerName || !p.on.Load() {
+// Depth notes a depth of the slow handler's queue.
+func (p *Probe) Depth(depth int) {
+	if !p.on.Load() {
 		return
 	}
 	for d := int64(depth); ; {
@@ -115,7 +106,7 @@ func (p *probe) HandlerQueueDepth(handler string, depth int) {
 
 // restarts returns the number of Reconnected and Relisted calls and their
 // reasons, e.g. "reconnected:closed-early=1".
-func (p *probe) restarts() (int, string) {
+func (p *Probe) restarts() (int, string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	n := 0

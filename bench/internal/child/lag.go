@@ -1,4 +1,4 @@
-package main
+package child
 
 import (
 	"context"
@@ -10,10 +10,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// lagObserver records, for each update a handler gets during the steady
-// state, the time from the parent's write (in writtenAtAnnotation) to the
+// LagObserver records, for each update a handler gets during the steady
+// state, the time from the parent's write (in WrittenAtAnnotation) to the
 // handler. Parent and child run on one machine, so the clocks agree.
-type lagObserver struct {
+type LagObserver struct {
 	mu     sync.Mutex
 	on     bool
 	lags   []time.Duration
@@ -21,14 +21,14 @@ type lagObserver struct {
 	done   chan struct{}
 }
 
-func newLagObserver() *lagObserver { return &lagObserver{} }
+func NewLagObserver() *LagObserver { return &LagObserver{} }
 
-// observe is called by a handler with an updated object.
-func (o *lagObserver) observe(obj metav1.Object) {
+// Observe is called by a handler with an updated object.
+func (o *LagObserver) Observe(obj metav1.Object) {
 	now := time.Now().UnixNano()
-	stamp, ok := obj.GetAnnotations()[writtenAtAnnotation]
+	stamp, ok := obj.GetAnnotations()[WrittenAtAnnotation]
 	if !ok {
-		stamp = obj.GetLabels()[writtenAtAnnotation] // resource.stampLabel
+		stamp = obj.GetLabels()[WrittenAtAnnotation] // the projection part's pods
 	}
 	written, err := strconv.ParseInt(stamp, 10, 64)
 	if err != nil || written == 0 {
@@ -46,14 +46,14 @@ func (o *lagObserver) observe(obj metav1.Object) {
 }
 
 // start begins recording.
-func (o *lagObserver) start() {
+func (o *LagObserver) start() {
 	o.mu.Lock()
 	o.on = true
 	o.mu.Unlock()
 }
 
 // wait returns the lags once n updates were seen, or fails after timeout.
-func (o *lagObserver) wait(ctx context.Context, n int, timeout time.Duration) ([]time.Duration, error) {
+func (o *LagObserver) wait(ctx context.Context, n int, timeout time.Duration) ([]time.Duration, error) {
 	o.mu.Lock()
 	if len(o.lags) >= n {
 		defer o.mu.Unlock()
@@ -78,7 +78,3 @@ func (o *lagObserver) wait(ctx context.Context, n int, timeout time.Duration) ([
 	defer o.mu.Unlock()
 	return o.lags, nil
 }
-
-// formatNanos writes unix nanoseconds with a fixed width, so that an
-// object's size does not change when the annotation does.
-func formatNanos(ns int64) string { return fmt.Sprintf("%019d", ns) }
