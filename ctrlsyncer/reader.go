@@ -58,8 +58,8 @@ type store struct {
 	gr       schema.GroupResource
 	started  func() bool
 	get      func(namespace, name string) (client.Object, bool)
-	list     func() []client.Object
-	byIndex  func(index, value string) []client.Object
+	list     func(namespace string) []client.Object               // "": every namespace
+	byIndex  func(namespace, index, value string) []client.Object // "": every namespace
 	hasIndex func(index string) bool
 }
 
@@ -116,8 +116,15 @@ func register[T client.Object](r *Reader, s *runtime.Syncer[T], started func() b
 			o, ok := st.Get(namespace, name)
 			return o, ok
 		},
-		list:     func() []client.Object { return all(st.List()) },
-		byIndex:  func(index, value string) []client.Object { return all(st.ByIndex(index, value)) },
+		list: func(namespace string) []client.Object {
+			if namespace == "" {
+				return all(st.List())
+			}
+			return all(st.InNamespace(namespace))
+		},
+		byIndex: func(namespace, index, value string) []client.Object {
+			return all(st.ByIndexInNamespace(namespace, index, value))
+		},
 		hasIndex: st.HasIndex,
 	}
 }
@@ -190,9 +197,10 @@ func (r *Reader) shared(unsafe *bool) bool { return r.share || unsafe != nil && 
 
 // List fills list (a typed list, e.g. *WidgetList) with the objects of the
 // syncer of its items' type that match opts, once that syncer has synced:
-// InNamespace, a label selector, and MatchingFields of one or more fields,
-// each served by the syncer's index of that name (an index the syncer
-// lacks is an error, as controller-runtime's cache gives). Items come
+// InNamespace, served by the store's namespace index, a label selector,
+// and MatchingFields of one or more fields, each served by the syncer's
+// index of that name (an index the syncer lacks is an error, as
+// controller-runtime's cache gives). Items come
 // sorted by namespace and name; Limit keeps the first ones. Continue is
 // refused with an error, and the list's continue token says so, as the
 // cache's does: a store has no pages.
@@ -212,7 +220,7 @@ func (r *Reader) List(ctx context.Context, list client.ObjectList, opts ...clien
 	if err := s.ready(ctx); err != nil {
 		return err
 	}
-	objs, err := s.matching(lo.FieldSelector)
+	objs, err := s.matching(lo.Namespace, lo.FieldSelector)
 	if err != nil {
 		return err
 	}
@@ -228,8 +236,7 @@ func (r *Reader) List(ctx context.Context, list client.ObjectList, opts ...clien
 		if lo.Limit > 0 && int64(out.Len()) >= lo.Limit {
 			break
 		}
-		if lo.Namespace != "" && o.GetNamespace() != lo.Namespace ||
-			lo.LabelSelector != nil && !lo.LabelSelector.Matches(labels.Set(o.GetLabels())) {
+		if lo.LabelSelector != nil && !lo.LabelSelector.Matches(labels.Set(o.GetLabels())) {
 			continue
 		}
 		if !share {
