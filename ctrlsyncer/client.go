@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
@@ -29,6 +30,8 @@ type Client struct {
 	set           *syncerset.Set
 	started       atomic.Bool
 
+	cacheOpts *cache.Options // WithCacheOptions: the namespaces of each type
+
 	mu      sync.Mutex
 	served  map[reflect.Type]served
 	indexes map[reflect.Type]*indexes // FieldIndexer's, by *T
@@ -39,6 +42,7 @@ type served struct {
 	syncer any // *runtime.Syncer[T]
 	opts   string
 	name   string
+	remove func(context.Context) error // syncerset.Remove of it
 }
 
 // NewClient returns a Client over mgr's client, and adds its syncers to
@@ -51,13 +55,16 @@ func NewClient(mgr manager.Manager, opts ...ClientOption) (*Client, error) {
 	for _, opt := range opts {
 		opt(&o)
 	}
+	if err := checkCacheNamespaces(mgr, o); err != nil {
+		return nil, fmt.Errorf("ctrlsyncer.NewClient: %w", err)
+	}
 	defaults := append([]runtime.Option{runtime.WithLogger(o.logger)}, o.syncerOpts...)
 	set, err := syncerset.New(mgr.GetConfig(), syncerset.WithDefaults(defaults...))
 	if err != nil {
 		return nil, fmt.Errorf("ctrlsyncer.NewClient: %w", err)
 	}
 	c := &Client{Client: mgr.GetClient(), reader: NewReader(o.readerOpts...), set: set, served: map[reflect.Type]served{},
-		indexes: map[reflect.Type]*indexes{}}
+		indexes: map[reflect.Type]*indexes{}, cacheOpts: o.cacheOpts}
 	if err := mgr.Add(clientRunnable{c}); err != nil {
 		return nil, fmt.Errorf("ctrlsyncer.NewClient: %w", err)
 	}
@@ -102,7 +109,8 @@ func serve[T client.Object](c *Client, s *runtime.Syncer[T], opts []runtime.Opti
 		}
 		return nil
 	}
-	c.served[t] = served{syncer: s, opts: key, name: s.Resource().String()}
+	c.served[t] = served{syncer: s, opts: key, name: s.Resource().String(),
+		remove: func(ctx context.Context) error { return syncerset.Remove(ctx, c.set, s) }}
 	register(c.reader, s, c.started.Load)
 	return nil
 }

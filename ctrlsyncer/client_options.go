@@ -2,6 +2,7 @@ package ctrlsyncer
 
 import (
 	"github.com/go-logr/logr"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 
 	"github.com/syncer-gen/syncer-gen/runtime"
 )
@@ -13,6 +14,7 @@ type clientOptions struct {
 	logger     logr.Logger
 	syncerOpts []runtime.Option
 	readerOpts []ReaderOption
+	cacheOpts  *cache.Options // WithCacheOptions
 }
 
 // WithLogger makes the Client's syncers log to l rather than to the
@@ -21,7 +23,8 @@ func WithLogger(l logr.Logger) ClientOption { return func(o *clientOptions) { o.
 
 // WithSyncerOptions gives options every syncer of the Client gets before
 // its own, e.g. runtime.WithNamespace for a Manager whose cache watches
-// one namespace.
+// one namespace (WithCacheOptions gives the cache's namespaces, type by
+// type).
 func WithSyncerOptions(opts ...runtime.Option) ClientOption {
 	return func(o *clientOptions) { o.syncerOpts = append(o.syncerOpts, opts...) }
 }

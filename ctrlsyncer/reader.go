@@ -2,6 +2,7 @@ package ctrlsyncer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -61,6 +62,7 @@ type store struct {
 	list     func(namespace string) []client.Object               // "": every namespace
 	byIndex  func(namespace, index, value string) []client.Object // "": every namespace
 	hasIndex func(index string) bool
+	covers   func(namespace string) (covered, synced bool) // runtime.Syncer.Covers
 }
 
 // syncerState is what a Reader and a Source tell of a *runtime.Syncer[T]
@@ -126,6 +128,7 @@ func register[T client.Object](r *Reader, s *runtime.Syncer[T], started func() b
 			return all(st.ByIndexInNamespace(namespace, index, value))
 		},
 		hasIndex: st.HasIndex,
+		covers:   s.Covers,
 	}
 }
 
@@ -159,13 +162,19 @@ func noSyncer(t any) error {
 }
 
 // Get copies the object of key into obj, once its syncer has synced; a
-// NotFound error when the syncer's store has no such object.
+// NotFound error when the syncer's store has no such object, and the
+// error of controller-runtime's cache for a namespace the syncer does not
+// cover ("unable to get: ns/name because of unknown namespace for the
+// cache"), never a NotFound.
 func (r *Reader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 	s := r.storeOf(reflect.TypeOf(obj))
 	if s == nil {
 		return noSyncer(obj)
 	}
-	if err := s.ready(ctx); err != nil {
+	if err := s.ready(ctx, key.Namespace); err != nil {
+		if errors.Is(err, errUnknownNamespace) {
+			return fmt.Errorf("unable to get: %v because of unknown namespace for the cache", key)
+		}
 		return err
 	}
 	o, ok := s.get(key.Namespace, key.Name)
@@ -203,7 +212,8 @@ func (r *Reader) shared(unsafe *bool) bool { return r.share || unsafe != nil && 
 // controller-runtime's cache gives). Items come
 // sorted by namespace and name; Limit keeps the first ones. Continue is
 // refused with an error, and the list's continue token says so, as the
-// cache's does: a store has no pages.
+// cache's does: a store has no pages. A namespace the syncer does not
+// cover is an error, as in the cache, never an empty list.
 func (r *Reader) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
 	s, slice, err := r.servesList(list)
 	if err != nil {
@@ -217,7 +227,10 @@ func (r *Reader) List(ctx context.Context, list client.ObjectList, opts ...clien
 	if lo.Continue != "" {
 		return fmt.Errorf("ctrlsyncer: List of %s: continue list option is not supported by the syncer's store (it has no pages)", s.gr)
 	}
-	if err := s.ready(ctx); err != nil {
+	if err := s.ready(ctx, lo.Namespace); err != nil {
+		if errors.Is(err, errUnknownNamespace) {
+			return fmt.Errorf("unable to list: %v because of unknown namespace for the cache", lo.Namespace)
+		}
 		return err
 	}
 	objs, err := s.matching(lo.Namespace, lo.FieldSelector)

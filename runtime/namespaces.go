@@ -75,7 +75,6 @@ type lanes[T Object] struct {
 	ctx     context.Context // Run's, once it began
 	stopped bool            // Run returned: no lane starts
 	running sync.WaitGroup
-	errs    []error // of lanes that returned when Run was ending
 }
 
 // lane is the sync loop of one namespace.
@@ -252,7 +251,8 @@ func (s *Syncer[T]) Namespaces() []string {
 // Syncer with an error, as controller-runtime's cache does for a namespace
 // outside its own, not with an empty answer. ns "" asks for every
 // namespace the Syncer covers. A cluster-scoped resource's Syncer covers
-// every ns.
+// every ns; one waiting for its first set of namespaces (WithNamespaces
+// with none) may cover any, and has not synced it.
 func (s *Syncer[T]) Covers(ns string) (covered, synced bool) {
 	switch {
 	case !s.res.Namespaced:
@@ -321,4 +321,21 @@ func (ls *lanes[T]) release() {
 	defer ls.mu.Unlock()
 	ls.byNS = map[string]*lane[T]{}
 	ls.stopped = true
+}
+
+// NamespacesOf tells which namespaces opts limit a Syncer to: those of
+// WithNamespace or WithNamespaces, limited true; limited false for every
+// namespace.
+func NamespacesOf(opts ...Option) (namespaces []string, limited bool) {
+	c := defaultConfig()
+	for _, o := range opts {
+		o(&c)
+	}
+	switch {
+	case c.namespacesSet:
+		return slices.Clone(c.namespaces), true
+	case c.namespace != "":
+		return []string{c.namespace}, true
+	}
+	return nil, false
 }

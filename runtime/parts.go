@@ -103,10 +103,14 @@ func (c *cache[T]) known() {
 }
 
 // partSynced tells whether the Syncer covers namespace ns and whether its
-// objects have synced; ns "" asks for every namespace it covers.
+// objects have synced; ns "" asks for every namespace it covers. While it
+// waits for its first set, it may cover any: not synced.
 func (c *cache[T]) partSynced(ns string) (covered, synced bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.waiting {
+		return true, false
+	}
 	if ns == "" {
 		all := c.synced.Load()
 		for _, p := range c.parts {
