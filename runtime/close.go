@@ -10,6 +10,7 @@ import (
 type closing struct {
 	mu       sync.Mutex
 	closed   bool
+	closedCh chan struct{} // closed by Close: WaitForSync gives up
 	released bool
 	cancel   context.CancelFunc // Run's, once it began
 	done     chan struct{}      // closed when Run returned; nil before Run
@@ -27,13 +28,31 @@ func (c *closing) releasing() bool {
 	return true
 }
 
+// closedChan returns the channel Close closes. c.mu is held.
+func (c *closing) closedChan() chan struct{} {
+	if c.closedCh == nil {
+		c.closedCh = make(chan struct{})
+	}
+	return c.closedCh
+}
+
+// signal returns the channel Close closes.
+func (c *closing) signal() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closedChan()
+}
+
 func (c *closing) isClosed() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.closed
 }
 
-var errClosed = errors.New("runtime: Syncer.Run after Close")
+var (
+	errClosed       = errors.New("runtime: Syncer.Run after Close")
+	errSyncerClosed = errors.New("runtime: the Syncer was closed before it synced")
+)
 
 // run begins a Run: its context, which Close cancels, and the func Run
 // calls last, once its handlers ended. A Syncer closed before Run does not
@@ -58,17 +77,22 @@ func (c *closing) run(ctx context.Context) (context.Context, func(release func()
 // Close removes the Syncer, as controller-runtime's RemoveInformer removes
 // an informer: Run returns as when its context is done (saving the
 // snapshot, with WithSnapshot), its handlers end (their Registrations' Done
-// is closed; none is told of the objects), and the store is emptied, its
-// memory given back even where the Syncer is still referenced: its maps
-// are made anew, and what the handlers' queues still held is dropped. Run
-// may not be called after Close. Close returns once Run has returned, or
-// with ctx's error when ctx ends first (a handler blocked in a call): the
-// store is then emptied when Run returns. Closing again waits the same
-// way. A package syncerset Set removes a member with Remove, and a
-// ctrlsyncer Client a type's syncer with RemoveSyncer.
+// is closed; none is told of the objects), a WaitForSync under way returns
+// an error, and the store is emptied, its memory given back even where the
+// Syncer is still referenced: its maps are made anew, and what the
+// handlers' queues still held is dropped. Run may not be called after
+// Close. Close returns once Run has returned, or with ctx's error when ctx
+// ends first (a handler blocked in a call): the store is then emptied when
+// Run returns. Closing again waits the same way. Do not call it from one
+// of the Syncer's handlers: it waits for them. A package syncerset Set
+// removes a member with Remove, and a ctrlsyncer Client a type's syncer
+// with RemoveSyncer.
 func (s *Syncer[T]) Close(ctx context.Context) error {
 	c := &s.closing
 	c.mu.Lock()
+	if !c.closed {
+		close(c.closedChan())
+	}
 	c.closed = true
 	cancel, done := c.cancel, c.done
 	c.mu.Unlock()

@@ -285,7 +285,9 @@ func storeInMatchesServer(t *testing.T, cs kubernetes.Interface, s *runtime.Sync
 // A syncer made with WithNamespaces() and no namespace has not synced
 // until SetNamespaces gives its first set (an empty one too), and New
 // refuses WithNamespaces with "" or beside WithNamespace; SetNamespaces
-// fails on a syncer made without WithNamespaces and after Close.
+// fails on a syncer made without WithNamespaces and after Close, and a
+// WaitForSync under way returns when the syncer is closed before it
+// synced.
 func TestNamespacesGivenLater(t *testing.T) {
 	srv := testbed.Shared(t)
 	cs := srv.Client()
@@ -315,6 +317,19 @@ func TestNamespacesGivenLater(t *testing.T) {
 	eventually(t, 10*time.Second, "OnSync after a's objects", func() bool {
 		return rec.snapshot(func(r *recorder) bool { return r.syncs == 2 && r.order[len(r.order)-1] == "sync" })
 	})
+
+	never, err := runtime.New[*corev1.ConfigMap](srv.Config(), configMaps, runtime.WithNamespaces())
+	if err != nil {
+		t.Fatal(err)
+	}
+	waited := make(chan error, 1)
+	go func() { waited <- never.WaitForSync(context.Background()) }()
+	if err := never.Close(ctxTimeout(t, 10*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-waited; err == nil {
+		t.Error("WaitForSync of a syncer closed before it synced: no error")
+	}
 
 	one, _ := startSyncer(t, srv.Config(), runtime.WithNamespace(a))
 	if err := one.SetNamespaces(a); err == nil {

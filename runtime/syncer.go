@@ -115,13 +115,19 @@ func (s *Syncer[T]) HasSynced() bool { return s.cache.synced.Load() }
 
 // WaitForSync blocks until the store has matched a consistent snapshot of
 // the server and every handler registered at that moment has received
-// OnSync, or until ctx is done. Do not call it from inside a handler: the
-// handler would wait for itself.
+// OnSync, or until ctx is done (or Close). Do not call it from inside a
+// handler: the handler would wait for itself.
 func (s *Syncer[T]) WaitForSync(ctx context.Context) error {
 	select {
 	case <-s.cache.syncedCh:
 	case <-ctx.Done():
 		return ctx.Err()
+	case <-s.closing.signal():
+		select {
+		case <-s.cache.syncedCh:
+		default:
+			return errSyncerClosed
+		}
 	}
 	return s.cache.waitHandlersSynced(ctx)
 }
