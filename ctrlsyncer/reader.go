@@ -243,20 +243,24 @@ func (r *Reader) List(ctx context.Context, list client.ObjectList, opts ...clien
 		}
 		return strings.Compare(a.GetName(), b.GetName())
 	})
-	share := r.shared(lo.UnsafeDisableDeepCopy)
-	out := reflect.MakeSlice(slice.Type(), 0, len(objs))
+	kept := objs[:0] // the items: what the label selector keeps, up to Limit
 	for _, o := range objs {
-		if lo.Limit > 0 && int64(out.Len()) >= lo.Limit {
+		if lo.Limit > 0 && int64(len(kept)) >= lo.Limit {
 			break
 		}
-		if lo.LabelSelector != nil && !lo.LabelSelector.Matches(labels.Set(o.GetLabels())) {
-			continue
+		if lo.LabelSelector == nil || lo.LabelSelector.Matches(labels.Set(o.GetLabels())) {
+			kept = append(kept, o)
 		}
+	}
+	share := r.shared(lo.UnsafeDisableDeepCopy)
+	out := reflect.MakeSlice(slice.Type(), len(kept), len(kept))
+	for i, o := range kept {
 		if !share {
 			o = o.DeepCopyObject().(client.Object)
 		}
-		out = reflect.Append(out, reflect.ValueOf(o).Elem())
-		s.setKind(out.Index(out.Len() - 1).Addr().Interface().(client.Object))
+		item := out.Index(i)
+		item.Set(reflect.ValueOf(o).Elem())
+		s.setKind(item.Addr().Interface().(client.Object))
 	}
 	slice.Set(out)
 	list.SetContinue("continue-not-supported")
