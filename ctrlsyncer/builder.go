@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-	"slices"
 
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -26,7 +25,8 @@ import (
 // Add makes c read T from the syncer newSyncer makes in c's set with
 // opts, and returns that syncer. c must be a *Client (NewClient): the
 // reconciler's client, whose reads of T then come from the syncer. The
-// syncer also gets the indexes FieldIndexer declared for T. Adding again
+// syncer also gets the indexes FieldIndexer declared for T, and the
+// namespaces of T in the cache options of WithCacheOptions. Adding again
 // with the same options returns the same syncer; with others, it is an
 // error.
 func Add[S interface{ *G }, G ~struct{ *runtime.Syncer[T] }, T client.Object](c client.Client, newSyncer func(*syncerset.Set, ...runtime.Option) (S, error), opts ...runtime.Option) (*runtime.Syncer[T], error) {
@@ -34,12 +34,21 @@ func Add[S interface{ *G }, G ~struct{ *runtime.Syncer[T] }, T client.Object](c 
 	if !ok {
 		return nil, fmt.Errorf("ctrlsyncer: the client given is a %T, not a *ctrlsyncer.Client: give the reconciler ctrlsyncer.NewClient(mgr), so that its reads of %s come from the syncer", c, reflect.TypeFor[T]())
 	}
-	opts = append(slices.Clip(opts), cl.takeIndexes(reflect.TypeFor[T]())...) // after the markers' and opts: FieldIndexer's replace theirs
+	t := reflect.TypeFor[T]()
+	_, limited := runtime.NamespacesOf(opts...)
+	namespaces, err := cl.namespacesOf(t)
+	if err != nil {
+		return nil, err
+	}
+	opts = append(append(namespaces, opts...), cl.takeIndexes(t)...) // indexes after the markers' and opts: FieldIndexer's replace theirs
 	g, err := newSyncer(cl.set, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("ctrlsyncer: the syncer of %s: %w", reflect.TypeFor[T](), err)
+		return nil, fmt.Errorf("ctrlsyncer: the syncer of %s: %w", t, err)
 	}
 	s := struct{ *runtime.Syncer[T] }(*g).Syncer
+	if err := cl.checkByObject(t, s.Resource(), limited); err != nil {
+		return nil, err
+	}
 	if err := serve(cl, s, opts); err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
@@ -30,8 +31,9 @@ type Client struct {
 	set           *syncerset.Set
 	started       atomic.Bool
 
-	consistent bool          // reads wait for the Client's own writes (see Client)
-	waitLimit  time.Duration // how long a read waits for them
+	consistent bool           // reads wait for the Client's own writes (see Client)
+	waitLimit  time.Duration  // how long a read waits for them
+	cacheOpts  *cache.Options // WithCacheOptions: the namespaces of each type
 
 	mu      sync.Mutex
 	served  map[reflect.Type]served
@@ -47,6 +49,7 @@ type served struct {
 	apiVersion string
 	kind       string
 	writes     writer
+	remove     func(context.Context) error // syncerset.Remove of it
 }
 
 // NewClient returns a Client over mgr's client, and adds its syncers to
@@ -61,7 +64,14 @@ func NewClient(mgr manager.Manager, opts ...ClientOption) (*Client, error) {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	defaults := append([]runtime.Option{runtime.WithLogger(o.logger), runtime.WithResyncPeriod(SyncPeriod)}, o.syncerOpts...)
+	if err := checkCacheNamespaces(mgr, o); err != nil {
+		return nil, fmt.Errorf("ctrlsyncer.NewClient: %w", err)
+	}
+	period := SyncPeriod
+	if o.cacheOpts != nil && o.cacheOpts.SyncPeriod != nil {
+		period = *o.cacheOpts.SyncPeriod
+	}
+	defaults := append([]runtime.Option{runtime.WithLogger(o.logger), runtime.WithResyncPeriod(period)}, o.syncerOpts...)
 	setOpts := []syncerset.Option{syncerset.WithDefaults(defaults...)}
 	if o.metrics != nil {
 		setOpts = append(setOpts, syncerset.WithMetrics(o.metrics))
@@ -75,7 +85,7 @@ func NewClient(mgr manager.Manager, opts ...ClientOption) (*Client, error) {
 		consistent = *o.readYourWrites
 	}
 	c := &Client{Client: mgr.GetClient(), reader: NewReader(o.readerOpts...), set: set, served: map[reflect.Type]served{},
-		indexes: map[reflect.Type]*indexes{}, consistent: consistent, waitLimit: o.waitLimit}
+		indexes: map[reflect.Type]*indexes{}, consistent: consistent, waitLimit: o.waitLimit, cacheOpts: o.cacheOpts}
 	if err := mgr.Add(clientRunnable{c}); err != nil {
 		return nil, fmt.Errorf("ctrlsyncer.NewClient: %w", err)
 	}
@@ -98,8 +108,8 @@ func (c *Client) Get(ctx context.Context, key client.ObjectKey, obj client.Objec
 		return c.Client.Get(ctx, key, obj, opts...)
 	}
 	if w, on := c.writerOf(reflect.TypeOf(obj)); on && !(&client.GetOptions{}).ApplyOptions(opts).DisableReadYourWritesConsistency {
-		if err := c.reader.readyFor(ctx, obj); err != nil {
-			return err
+		if err := c.reader.readyFor(ctx, obj, key.Namespace); err != nil {
+			return c.reader.Get(ctx, key, obj, opts...) // which tells it as the cache does
 		}
 		if err := w.waitGet(ctx, key); err != nil {
 			return err
@@ -119,8 +129,8 @@ func (c *Client) List(ctx context.Context, list client.ObjectList, opts ...clien
 	}
 	lo := (&client.ListOptions{}).ApplyOptions(opts)
 	if w, on := c.writerOf(reflect.PointerTo(slice.Type().Elem())); on && !lo.DisableReadYourWritesConsistency {
-		if err := s.ready(ctx); err != nil {
-			return err
+		if err := s.ready(ctx, lo.Namespace); err != nil {
+			return c.reader.List(ctx, list, opts...) // which tells it as the cache does
 		}
 		if err := w.waitList(ctx, selectionOf(lo)); err != nil {
 			return err
@@ -147,7 +157,8 @@ func serve[T client.Object](c *Client, s *runtime.Syncer[T], opts []runtime.Opti
 	if res.Group != "" {
 		apiVersion = res.Group + "/" + res.Version
 	}
-	c.served[t] = served{syncer: s, opts: key, name: res.String(), apiVersion: apiVersion, kind: res.Kind, writes: newWriter(s, c.waitLimit)}
+	c.served[t] = served{syncer: s, opts: key, name: res.String(), apiVersion: apiVersion, kind: res.Kind, writes: newWriter(s, c.waitLimit),
+		remove: func(ctx context.Context) error { return syncerset.Remove(ctx, c.set, s) }}
 	register(c.reader, s, c.started.Load)
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 
 	"github.com/syncer-gen/syncer-gen/runtime"
 )
@@ -18,6 +19,7 @@ type clientOptions struct {
 	readYourWrites *bool // nil: as the Manager's client
 	waitLimit      time.Duration
 	metrics        func(resource string) runtime.Metrics
+	cacheOpts      *cache.Options // WithCacheOptions
 }
 
 // WithLogger makes the Client's syncers log to l rather than to the
@@ -37,8 +39,8 @@ const SyncPeriod = 10 * time.Hour
 
 // WithSyncerOptions gives options every syncer of the Client gets before
 // its own, e.g. runtime.WithNamespace for a Manager whose cache watches
-// one namespace, or runtime.WithResyncPeriod for a Manager whose cache has
-// another SyncPeriod than the default.
+// one namespace (WithCacheOptions gives the cache's namespaces, type by
+// type, and its SyncPeriod).
 func WithSyncerOptions(opts ...runtime.Option) ClientOption {
 	return func(o *clientOptions) { o.syncerOpts = append(o.syncerOpts, opts...) }
 }

@@ -5,7 +5,9 @@
 //   - Client (NewClient) is the client.Client a reconciler embeds: its
 //     reads of a resource with a syncer come from the syncer, everything
 //     else and every write goes to the Manager's client. Its syncers join
-//     the Manager before leader election and log through its logger.
+//     the Manager before leader election and log through its logger;
+//     WithCacheOptions gives them the namespaces the Manager's cache
+//     watches, and RemoveSyncer is the cache's RemoveInformer.
 //   - For and Owns are the builder's For and Owns over a syncer, as
 //     sources for builder.WatchesRawSource: each adds its syncer to the
 //     reconciler's Client. Add serves reads of a type not watched.
@@ -21,9 +23,10 @@
 //     WaitForSync says why the syncer has not synced.
 //   - Reader is a client.Reader over syncers with the semantics of
 //     controller-runtime's cache: reads wait for the sync and fail when
-//     not started; deep copies with their GroupVersionKind; namespace,
-//     label selector, MatchingFields of several fields served by the
-//     syncer's indexes, Limit; Continue refused.
+//     not started; deep copies with their GroupVersionKind; namespace
+//     (from the store's namespace index; one the syncer does not cover is
+//     the cache's error), label selector, MatchingFields of several
+//     fields served by the syncer's indexes, Limit; Continue refused.
 //   - Runnable runs syncers made by hand in a Manager before leader
 //     election, so that a standby replica holds synced stores.
 //

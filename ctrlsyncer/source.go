@@ -36,7 +36,7 @@ type syncerSource[T client.Object, R comparable] struct {
 }
 
 // Start adds a handler to the syncer and returns at once; the handler is
-// removed when ctx is done.
+// removed when ctx is done, and ends when the syncer stops.
 func (src *syncerSource[T, R]) Start(ctx context.Context, q workqueue.TypedRateLimitingInterface[R]) error {
 	err := errors.New("ctrlsyncer: Source started twice")
 	src.once.Do(func() {
@@ -44,8 +44,11 @@ func (src *syncerSource[T, R]) Start(ctx context.Context, q workqueue.TypedRateL
 		src.reg = src.s.AddHandler(src.handler(ctx, q), runtime.WithHandlerName("controller-runtime"))
 		close(src.started)
 		go func() {
-			<-ctx.Done()
-			src.reg.Remove()
+			select {
+			case <-ctx.Done():
+				src.reg.Remove()
+			case <-src.reg.Done(): // the syncer stopped (RemoveSyncer)
+			}
 		}()
 	})
 	return err

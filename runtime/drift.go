@@ -90,7 +90,7 @@ func (s *Syncer[T]) checkDrift(ctx context.Context) {
 	// Whatever happens now, the next check is a period away. A resync due
 	// or under way brings the store in step by itself.
 	s.drift.next = now.Add(jittered(s.cfg.driftEvery))
-	if s.rv == "" || s.warm != nil || !s.cache.settled() {
+	if s.rv == "" || s.warm != nil || !s.cache.settled(s.part) {
 		return
 	}
 	at := s.rv
@@ -132,12 +132,16 @@ func (s *Syncer[T]) checkDrift(ctx context.Context) {
 		}
 	}
 	var gone []T
-	if store.Len() > present {
+	kept := store.List // what this loop keeps: the part of its namespace, for a Syncer over several
+	if !s.part.all {
+		kept = func() []T { return store.InNamespace(s.part.ns) }
+	}
+	if objs := kept(); len(objs) > present {
 		listed := make(map[Key]struct{}, len(items))
 		for _, m := range items {
 			listed[m.key] = struct{}{}
 		}
-		for _, o := range store.List() {
+		for _, o := range objs {
 			if _, ok := listed[KeyOf(o)]; !ok && compareRV(o.GetResourceVersion(), at) <= 0 {
 				gone = append(gone, o)
 			}

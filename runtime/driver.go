@@ -57,7 +57,7 @@ func (d *Driver[T]) Delete(obj T) {
 // or OnUpdate for what is new or changed, OnDelete (DeletionInferred) for
 // what is gone, OnSync.
 func (d *Driver[T]) Resync(objs ...T) {
-	d.s.cache.beginResync()
+	d.s.cache.beginResync(d.s.part)
 	d.s.progress.begin(time.Now())
 	for _, o := range objs {
 		d.received()
@@ -75,7 +75,7 @@ func (d *Driver[T]) Sync() {
 		d.s.progress.begin(time.Now())
 	}
 	d.s.progress.finish(time.Now())
-	d.s.cache.finishResync(d.s.cache.lastRV())
+	d.s.cache.finishResync(d.s.part, d.s.cache.lastRV())
 	d.Wait()
 }
 

@@ -38,16 +38,20 @@ func (d *dispatcher[T]) add(obj T, listed bool) {
 	d.h.OnAdd(obj)
 }
 
-// listing tells whether a change applied now comes from a list rather than
-// a live event: during a resync, until it watches live events (goLive),
-// and, for a Driver, before the first sync. c.mu is held.
-func (c *cache[T]) listing() bool { return !c.live && (c.inResync || !c.synced.Load()) }
+// listing tells whether a change of an object of namespace ns applied now
+// comes from a list rather than a live event: during its part's resync,
+// until that watches live events (goLive), and, for a Driver, before the
+// first sync. c.mu is held.
+func (c *cache[T]) listing(ns string) bool {
+	p := c.partOf(ns)
+	return p != nil && !p.live && (p.inResync || !p.synced)
+}
 
-// goLive notes that the resync under way applies live events from now on:
+// goLive notes that p's resync under way applies live events from now on:
 // a warm resync's watch once it fetched what changed, or a WatchList stream
 // that showed its initial events are over. The next resync lists again.
-func (c *cache[T]) goLive() {
+func (c *cache[T]) goLive(p *part) {
 	c.mu.Lock()
-	c.live = true
+	p.live = true
 	c.mu.Unlock()
 }

@@ -18,6 +18,8 @@ type Option func(*config)
 
 type config struct {
 	namespace       string
+	namespaces      []string // WithNamespaces
+	namespacesSet   bool     // WithNamespaces was given
 	labelSelector   string
 	fieldSelector   string
 	pageSize        int64
@@ -41,6 +43,7 @@ type config struct {
 	shardErr        error             // a WithShard that cannot work
 	shardName       string            // see ShardName
 	resource        string            // the Resource's String(), for logs
+	namespaced      bool              // the Resource's Namespaced
 
 	resyncPeriod time.Duration // WithResyncPeriod; 0: none
 	driftEvery   time.Duration // WithDriftCheck; 0: none
@@ -97,6 +100,7 @@ func (c *config) validate() error {
 			errs = append(errs, fmt.Errorf("WithSnapshot(%q): its folder must exist: %v", c.snapshotPath, err))
 		}
 	}
+	errs = append(errs, c.validateNamespaces()...)
 	for _, name := range c.indexTwice {
 		errs = append(errs, fmt.Errorf("WithIndex(%q) given twice: one index a name (a marker's index and a WithIndex may not share it)", name))
 	}

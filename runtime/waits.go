@@ -196,39 +196,79 @@ func (c *cache[T]) wake() {
 }
 
 // observedRV returns the resourceVersion of the state the store last
-// settled at (see Syncer.LastSyncResourceVersion).
+// settled at (see Syncer.LastSyncResourceVersion): over several
+// namespaces, the oldest of theirs.
 func (c *cache[T]) observedRV() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.inResync || !c.synced.Load() {
-		return c.resyncFrom
+	out := ""
+	for i, p := range c.allParts() {
+		rv := p.rv
+		if p.inResync || !p.synced {
+			rv = p.resyncFrom
+		}
+		if rv == "" {
+			return ""
+		}
+		if i == 0 || compareRV(rv, out) < 0 {
+			out = rv
+		}
 	}
-	return c.rv
+	return out
 }
 
-// lastRV returns the resourceVersion of the last event applied.
+// allParts returns the parts of the Syncer: its namespaces', or the one
+// of all its objects. c.mu is held.
+func (c *cache[T]) allParts() []*part {
+	if c.parts == nil {
+		return []*part{c.whole}
+	}
+	out := make([]*part, 0, len(c.parts))
+	for _, p := range c.parts {
+		out = append(out, p)
+	}
+	return out
+}
+
+// lastRV returns the resourceVersion of the last event the whole part
+// applied (a Driver's).
 func (c *cache[T]) lastRV() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.rv
+	return c.whole.rv
 }
 
-// reached tells whether the store holds the server's state at rv or later.
-// c.mu is held.
+// reached tells whether every part of the store holds the server's state
+// at rv or later. c.mu is held.
 func (c *cache[T]) reached(rv string) (bool, error) {
-	if !c.synced.Load() || c.inResync {
+	if c.waiting {
+		return false, nil
+	}
+	for _, p := range c.allParts() {
+		if ok, err := p.reached(rv); !ok || err != nil {
+			return ok, err
+		}
+	}
+	return true, nil
+}
+
+// reached tells whether p holds the server's state at rv or later: synced,
+// no resync under way, every event up to rv applied.
+func (p *part) reached(rv string) (bool, error) {
+	if !p.synced || p.inResync {
 		if _, err := compareVersions(rv, rv); err != nil {
 			return false, err // rv itself will never compare: no use waiting
 		}
 		return false, nil
 	}
-	cmp, err := compareVersions(c.rv, rv)
+	cmp, err := compareVersions(p.rv, rv)
 	return cmp >= 0, err
 }
 
 // objectAt tells whether the store holds the object of k at rv or later,
-// or holds the server's state at rv or later (without it, or with it
-// older: it left the selection). c.mu is held.
+// or the part of k's namespace holds the server's state at rv or later
+// (without it, or with it older: it left the selection). An object of a
+// namespace the Syncer does not cover is never stored: met. c.mu is held.
 func (c *cache[T]) objectAt(k Key, rv string) (bool, error) {
 	if e, ok := c.store.get(k); ok {
 		switch cmp, err := compareVersions(e.obj.GetResourceVersion(), rv); {
@@ -238,15 +278,21 @@ func (c *cache[T]) objectAt(k Key, rv string) (bool, error) {
 			return true, nil
 		}
 	}
-	return c.reached(rv)
+	p := c.partOf(k.Namespace)
+	if p == nil {
+		return !c.waiting, nil
+	}
+	return p.reached(rv)
 }
 
-// deleted tells whether the store, synced, no longer holds the object of
-// k with uid (see Syncer.WaitForDeletion). c.mu is held.
+// deleted tells whether the store no longer holds the object of k with
+// uid, and the part of its namespace has synced (see
+// Syncer.WaitForDeletion). c.mu is held.
 func (c *cache[T]) deleted(k Key, uid types.UID) bool {
 	e, ok := c.store.get(k)
 	if !ok {
-		return c.synced.Load()
+		p := c.partOf(k.Namespace)
+		return p == nil && !c.waiting || p != nil && p.synced
 	}
 	return e.obj.GetUID() != uid || e.obj.GetDeletionTimestamp() != nil
 }

@@ -393,7 +393,7 @@ func (s *Syncer[T]) warmFetch(ctx context.Context) (res result, cold bool) {
 	}
 	w.pending = pending
 	s.rv = w.list
-	s.cache.goLive() // the watch from the LIST brings live events
+	s.cache.goLive(s.part) // the watch from the LIST brings live events
 	s.warmEvent(nil, "")
 	return s.watchFrom(ctx), false
 }

@@ -134,7 +134,7 @@ func (s *Syncer[T]) apply(typ watch.EventType, obj T, bad *ObjectDecodeError) er
 	}
 	s.rv = rv
 	if typ == watch.Bookmark {
-		s.cache.at(rv)
+		s.cache.at(s.part, rv)
 	} else {
 		s.ingest("watch", typ, obj, bad)
 	}
