@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
@@ -22,17 +23,19 @@ import (
 // (*XSyncer, error), where XSyncer is struct{ *runtime.Syncer[*X] }. Its
 // type parameters are inferred from it.
 
-// Add makes c read T from the syncer newSyncer makes in c's set with
-// opts, and returns that syncer. c must be a *Client (NewClient): the
-// reconciler's client, whose reads of T then come from the syncer. The
-// syncer also gets the indexes FieldIndexer declared for T, and the
-// namespaces of T in the cache options of WithCacheOptions. Adding again
-// with the same options returns the same syncer; with others, it is an
-// error.
-func Add[S interface{ *G }, G ~struct{ *runtime.Syncer[T] }, T client.Object](c client.Client, newSyncer func(*syncerset.Set, ...runtime.Option) (S, error), opts ...runtime.Option) (*runtime.Syncer[T], error) {
-	cl, ok := c.(*Client)
-	if !ok {
-		return nil, fmt.Errorf("ctrlsyncer: the client given is a %T, not a *ctrlsyncer.Client: give the reconciler ctrlsyncer.NewClient(mgr), so that its reads of %s come from the syncer", c, reflect.TypeFor[T]())
+// Add makes the reconciler whose client field is c read T from the syncer
+// newSyncer makes with opts in the Manager's set, and returns that syncer.
+// c is the address of the reconciler's client (&r.Client): Add puts there
+// the Client that reads from the syncers (use explains which), so that a
+// reconciler made with mgr.GetClient(), as a kubebuilder main.go or suite
+// makes it, switches in SetupWithManager alone. The syncer also gets the
+// indexes FieldIndexer declared for T, and the namespaces of T in the cache
+// options of WithCacheOptions. Adding again with the same options returns
+// the same syncer; with others, it is an error.
+func Add[S interface{ *G }, G ~struct{ *runtime.Syncer[T] }, T client.Object](mgr manager.Manager, c *client.Client, newSyncer func(*syncerset.Set, ...runtime.Option) (S, error), opts ...runtime.Option) (*runtime.Syncer[T], error) {
+	cl, err := use(mgr, c)
+	if err != nil {
+		return nil, err
 	}
 	t := reflect.TypeFor[T]()
 	_, limited := runtime.NamespacesOf(opts...)
@@ -62,15 +65,15 @@ func Add[S interface{ *G }, G ~struct{ *runtime.Syncer[T] }, T client.Object](c 
 //
 // becomes
 //
-//	WatchesRawSource(ctrlsyncer.For(r.Client, shopsyncers.WidgetSyncerIn)).
+//	WatchesRawSource(ctrlsyncer.For(mgr, &r.Client, shopsyncers.WidgetSyncerIn)).
 //
 // (with Named("widget") on the builder, which needs a name without For).
 // Each event enqueues the object's own key. The syncer is made as Add
 // makes it; an error in making it is returned by the source's Start, and
 // so by the Manager's.
-func For[S interface{ *G }, G ~struct{ *runtime.Syncer[T] }, T client.Object](c client.Client, newSyncer func(*syncerset.Set, ...runtime.Option) (S, error), opts ...SourceOption) source.TypedSyncingSource[reconcile.Request] {
+func For[S interface{ *G }, G ~struct{ *runtime.Syncer[T] }, T client.Object](mgr manager.Manager, c *client.Client, newSyncer func(*syncerset.Set, ...runtime.Option) (S, error), opts ...SourceOption) source.TypedSyncingSource[reconcile.Request] {
 	o := sourceOptionsOf(opts)
-	s, err := Add(c, newSyncer, o.syncer...)
+	s, err := Add(mgr, c, newSyncer, o.syncer...)
 	if err != nil {
 		return failed{err}
 	}
@@ -84,21 +87,21 @@ func For[S interface{ *G }, G ~struct{ *runtime.Syncer[T] }, T client.Object](c 
 //
 // becomes
 //
-//	WatchesRawSource(ctrlsyncer.Owns(r.Client, batchsyncers.JobSyncerIn, &cronjobv1.CronJob{})).
+//	WatchesRawSource(ctrlsyncer.Owns(mgr, &r.Client, batchsyncers.JobSyncerIn, &cronjobv1.CronJob{})).
 //
 // Each event enqueues the object's controller owner if it is of owner's
 // type (handler.EnqueueRequestForOwner with OnlyControllerOwner, as Owns
 // does by default). owner's type must be in the client's scheme.
-func Owns[S interface{ *G }, G ~struct{ *runtime.Syncer[T] }, T client.Object](c client.Client, newSyncer func(*syncerset.Set, ...runtime.Option) (S, error), owner client.Object, opts ...SourceOption) source.TypedSyncingSource[reconcile.Request] {
+func Owns[S interface{ *G }, G ~struct{ *runtime.Syncer[T] }, T client.Object](mgr manager.Manager, c *client.Client, newSyncer func(*syncerset.Set, ...runtime.Option) (S, error), owner client.Object, opts ...SourceOption) source.TypedSyncingSource[reconcile.Request] {
 	o := sourceOptionsOf(opts)
-	s, err := Add(c, newSyncer, o.syncer...)
+	s, err := Add(mgr, c, newSyncer, o.syncer...)
 	if err != nil {
 		return failed{err}
 	}
-	if _, err := apiutil.GVKForObject(owner, c.Scheme()); err != nil {
+	if _, err := apiutil.GVKForObject(owner, mgr.GetScheme()); err != nil {
 		return failed{fmt.Errorf("ctrlsyncer.Owns: the owner of %s: %w", reflect.TypeFor[T](), err)}
 	}
-	h := handler.TypedEnqueueRequestForOwner[T](c.Scheme(), c.RESTMapper(), owner, handler.OnlyControllerOwner())
+	h := handler.TypedEnqueueRequestForOwner[T](mgr.GetScheme(), mgr.GetRESTMapper(), owner, handler.OnlyControllerOwner())
 	return Source(s, h, typed[T](o.predicates)...)
 }
 

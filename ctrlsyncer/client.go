@@ -22,14 +22,21 @@ import (
 // has a syncer in it (see For, Owns and Add) come from that syncer, with
 // the Reader's semantics (waiting for the sync, deep copies with their
 // GroupVersionKind, MatchingFields served by the syncer's indexes); every
-// other read, and every write, goes to the Manager's client. Switching a
-// kubebuilder reconciler to syncers is giving it a Client instead of
-// mgr.GetClient(). Its methods are safe for concurrent use.
+// other read, and every write, goes to the client it wraps (the Manager's,
+// or the reconciler's own). For, Owns and Add put it in the reconciler's
+// Client field themselves: a kubebuilder reconciler switches in
+// SetupWithManager alone. Its methods are safe for concurrent use.
 type Client struct {
-	client.Client // the Manager's: writes, and reads of what no syncer serves
-	reader        *Reader
-	set           *syncerset.Set
-	started       atomic.Bool
+	client.Client // the Manager's, or the reconciler's: writes, and reads of what no syncer serves
+	*syncers      // shared by every Client of the Manager
+}
+
+// syncers is the syncers of a Manager and what serves their reads: one
+// set, one reader, one syncer per type, whichever reconcilers read them.
+type syncers struct {
+	reader  *Reader
+	set     *syncerset.Set
+	started atomic.Bool
 
 	consistent bool           // reads wait for the Client's own writes (see Client)
 	waitLimit  time.Duration  // how long a read waits for them
@@ -52,14 +59,47 @@ type served struct {
 	remove     func(context.Context) error // syncerset.Remove of it
 }
 
-// NewClient returns a Client over mgr's client, and adds its syncers to
-// mgr as a runnable that starts before leader election, so that a standby
-// replica keeps them synced. The syncers share one connection (a
-// syncerset), log through mgr's logger unless told otherwise (WithLogger,
-// or runtime.WithLogger for one syncer), re-deliver every object to their
-// handlers every SyncPeriod as the Manager's cache does, and run until mgr
-// stops.
+// The Manager's Client, by Manager: made by NewClient, or by the first of
+// For, Owns, Add and FieldIndexer.
+var (
+	managersMu sync.Mutex
+	managers   = map[manager.Manager]*Client{}
+)
+
+// NewClient makes the Client of mgr with opts, over mgr's client, and adds
+// its syncers to mgr as a runnable that starts before leader election, so
+// that a standby replica keeps them synced. The syncers share one
+// connection (a syncerset), log through mgr's logger unless told otherwise
+// (WithLogger, or runtime.WithLogger for one syncer), re-deliver every
+// object to their handlers every SyncPeriod as the Manager's cache does,
+// and run until mgr stops.
+//
+// For, Owns, Add and FieldIndexer make the Manager's Client with no
+// options when NewClient has not: call NewClient, before them (in
+// main.go, beside ctrl.NewManager), only to give options, e.g. the cache's
+// (WithCacheOptions) of a Manager that watches some namespaces. A second
+// NewClient of one Manager is an error.
 func NewClient(mgr manager.Manager, opts ...ClientOption) (*Client, error) {
+	managersMu.Lock()
+	defer managersMu.Unlock()
+	if _, ok := managers[mgr]; ok {
+		return nil, fmt.Errorf("ctrlsyncer.NewClient: the Manager has its Client already (made by an earlier NewClient, or by For, Owns, Add or FieldIndexer with no options): call NewClient once, before them")
+	}
+	return newClient(mgr, opts)
+}
+
+// clientOf returns the Client of mgr, made with no options if need be.
+func clientOf(mgr manager.Manager) (*Client, error) {
+	managersMu.Lock()
+	defer managersMu.Unlock()
+	if c, ok := managers[mgr]; ok {
+		return c, nil
+	}
+	return newClient(mgr, nil)
+}
+
+// newClient makes and registers the Client of mgr. managersMu is held.
+func newClient(mgr manager.Manager, opts []ClientOption) (*Client, error) {
 	o := clientOptions{logger: mgr.GetLogger().WithName("syncer")}
 	for _, opt := range opts {
 		opt(&o)
@@ -84,12 +124,53 @@ func NewClient(mgr manager.Manager, opts ...ClientOption) (*Client, error) {
 	if o.readYourWrites != nil {
 		consistent = *o.readYourWrites
 	}
-	c := &Client{Client: mgr.GetClient(), reader: NewReader(o.readerOpts...), set: set, served: map[reflect.Type]served{},
-		indexes: map[reflect.Type]*indexes{}, consistent: consistent, waitLimit: o.waitLimit, cacheOpts: o.cacheOpts}
-	if err := mgr.Add(clientRunnable{c}); err != nil {
+	c := &Client{Client: mgr.GetClient(), syncers: &syncers{reader: NewReader(o.readerOpts...), set: set, served: map[reflect.Type]served{},
+		indexes: map[reflect.Type]*indexes{}, consistent: consistent, waitLimit: o.waitLimit, cacheOpts: o.cacheOpts}}
+	if err := mgr.Add(clientRunnable{c: c, forget: func() {
+		managersMu.Lock()
+		defer managersMu.Unlock()
+		delete(managers, mgr)
+	}}); err != nil {
 		return nil, fmt.Errorf("ctrlsyncer.NewClient: %w", err)
 	}
+	managers[mgr] = c
 	return c, nil
+}
+
+// use returns the Client that serves the reads of the reconciler whose
+// client field is *c, and puts it there: *c itself if it is a Client; the
+// Manager's Client if *c is the Manager's client (or nil); otherwise a
+// Client over *c (the reconciler's own client, wrapped) sharing the
+// Manager's syncers.
+func use(mgr manager.Manager, c *client.Client) (*Client, error) {
+	if c == nil {
+		return nil, fmt.Errorf("ctrlsyncer: no client field given: give &r.Client, the reconciler's client, whose reads then come from the syncers")
+	}
+	if cl, ok := (*c).(*Client); ok {
+		return cl, nil
+	}
+	shared, err := clientOf(mgr)
+	if err != nil {
+		return nil, err
+	}
+	if *c == nil || same(*c, mgr.GetClient()) {
+		*c = shared
+		return shared, nil
+	}
+	view := &Client{Client: *c, syncers: shared.syncers}
+	*c = view
+	return view, nil
+}
+
+// same tells whether a and b are one client (false for clients that do
+// not compare).
+func same(a, b client.Client) (eq bool) {
+	defer func() {
+		if recover() != nil {
+			eq = false
+		}
+	}()
+	return a == b
 }
 
 // Set returns the set the Client's syncers are in: a generated
@@ -176,11 +257,15 @@ func (c *Client) resources() []string {
 }
 
 // clientRunnable runs a Client's syncers in its Manager.
-type clientRunnable struct{ c *Client }
+type clientRunnable struct {
+	c      *Client
+	forget func() // the Manager's Client is forgotten once it stopped
+}
 
 // Start runs the syncers, and those added later, until ctx is done. It
 // fails at once if IndexField declared indexes that no syncer keeps.
 func (r clientRunnable) Start(ctx context.Context) error {
+	defer r.forget()
 	if err := r.c.untakenIndexes(); err != nil {
 		return err
 	}

@@ -8,37 +8,37 @@ import (
 	"strings"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/syncer-gen/syncer-gen/runtime"
 )
 
-// FieldIndexer returns the client.FieldIndexer of c's syncers, for a
+// FieldIndexer returns the client.FieldIndexer of mgr's syncers, for a
 // kubebuilder IndexField moved as it is: in SetupWithManager,
 //
 //	mgr.GetFieldIndexer().IndexField(ctx, &batchv1.Job{}, jobOwnerKey, func(o client.Object) []string {...})
 //
 // becomes
 //
-//	ctrlsyncer.FieldIndexer(r.Client).IndexField(ctx, &batchv1.Job{}, jobOwnerKey, func(o client.Object) []string {...})
+//	ctrlsyncer.FieldIndexer(mgr).IndexField(ctx, &batchv1.Job{}, jobOwnerKey, func(o client.Object) []string {...})
 //
-// and the syncer of obj's type that For, Owns or Add then makes in c has
+// and the syncer of obj's type that For, Owns or Add then makes has
 // the index field, computed by the function (runtime.WithIndex), served
 // to MatchingFields{field: value} as the Manager's cache serves it: the
 // field's name is the index's, whatever it is (".metadata.controller"
 // works as it is). The Manager's cache then watches nothing of the type.
-// c must be the *Client (NewClient) whose For, Owns or Add make the
-// type's syncer; each error is IndexField's.
+// Each error is IndexField's.
 //
 // An index a marker can declare is better declared by one
 // (+syncer-gen:index): typed, with a By<Name> lookup on the generated
 // store; FieldIndexer is for a key a marker cannot compute, and for a
 // switch that keeps the project's function.
-func FieldIndexer(c client.Client) client.FieldIndexer {
-	cl, ok := c.(*Client)
-	if !ok {
-		return fieldIndexer{err: fmt.Errorf("ctrlsyncer.FieldIndexer: the client given is a %T, not a *ctrlsyncer.Client: give the reconciler ctrlsyncer.NewClient(mgr), whose For, Owns and Add make the syncers that keep the indexes", c)}
+func FieldIndexer(mgr manager.Manager) client.FieldIndexer {
+	c, err := clientOf(mgr)
+	if err != nil {
+		return fieldIndexer{err: fmt.Errorf("ctrlsyncer.FieldIndexer: %w", err)}
 	}
-	return fieldIndexer{c: cl}
+	return fieldIndexer{c: c}
 }
 
 // fieldIndexer is FieldIndexer's: its Client's, or the error of the client

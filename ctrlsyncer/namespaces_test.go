@@ -83,7 +83,7 @@ func TestReadsOutsideTheNamespaceFailAsInTheCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ctrlsyncer.Add(c, shopsyncers.WidgetSyncerIn); err != nil {
+	if _, err := ctrlsyncer.Add(mgr, field(c), shopsyncers.WidgetSyncerIn); err != nil {
 		t.Fatal(err)
 	}
 	start(t, mgr)
@@ -124,11 +124,11 @@ func TestClientCarriesTheCachesNamespaces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cms, err := ctrlsyncer.Add(cl, coresyncers.ConfigMapSyncerIn)
+	cms, err := ctrlsyncer.Add(mgr, field(cl), coresyncers.ConfigMapSyncerIn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	widgets, err := ctrlsyncer.Add(cl, shopsyncers.WidgetSyncerIn)
+	widgets, err := ctrlsyncer.Add(mgr, field(cl), shopsyncers.WidgetSyncerIn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,10 +138,10 @@ func TestClientCarriesTheCachesNamespaces(t *testing.T) {
 	if got := widgets.Namespaces(); !slices.Equal(got, []string{c}) {
 		t.Errorf("the widgets' syncer covers %v, want ByObject's %v", got, []string{c})
 	}
-	if _, err := ctrlsyncer.Add(cl, shopsyncers.WidgetViewSyncerIn); err == nil || !strings.Contains(err.Error(), "ByObject") {
+	if _, err := ctrlsyncer.Add(mgr, field(cl), shopsyncers.WidgetViewSyncerIn); err == nil || !strings.Contains(err.Error(), "ByObject") {
 		t.Errorf("a projection of widgets, whose ByObject limits their namespaces: %v; want an error naming ByObject", err)
 	}
-	if _, err := ctrlsyncer.Add(cl, shopsyncers.WidgetViewSyncerIn, runtime.WithNamespaces(b, c)); err != nil {
+	if _, err := ctrlsyncer.Add(mgr, field(cl), shopsyncers.WidgetViewSyncerIn, runtime.WithNamespaces(b, c)); err != nil {
 		t.Errorf("the projection given its namespaces: %v", err)
 	}
 	start(t, mgr)
