@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
@@ -38,20 +39,22 @@ func Add[S interface{ *G }, G ~struct{ *runtime.Syncer[T] }, T client.Object](mg
 		return nil, err
 	}
 	t := reflect.TypeFor[T]()
-	_, limited := runtime.NamespacesOf(opts...)
-	namespaces, err := cl.namespacesOf(t)
+	gvk, err := gvkOfSyncer(cl, newSyncer)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("ctrlsyncer: the syncer of %s: %w", t, err)
 	}
-	opts = append(append(namespaces, opts...), cl.takeIndexes(t)...) // indexes after the markers' and opts: FieldIndexer's replace theirs
+	namespaces := []runtime.Option(nil)
+	if _, limited := runtime.NamespacesOf(opts...); !limited {
+		if namespaces, err = cl.namespacesOf(t, gvk); err != nil {
+			return nil, err
+		}
+	}
+	opts = append(append(namespaces, opts...), cl.takeIndexes(t, gvk)...) // indexes after the markers' and opts: FieldIndexer's replace theirs
 	g, err := newSyncer(cl.set, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("ctrlsyncer: the syncer of %s: %w", t, err)
 	}
 	s := struct{ *runtime.Syncer[T] }(*g).Syncer
-	if err := cl.checkByObject(t, s.Resource(), limited); err != nil {
-		return nil, err
-	}
 	if err := serve(cl, s, opts); err != nil {
 		return nil, err
 	}
@@ -143,4 +146,26 @@ func WithOptions(opts ...runtime.Option) SourceOption {
 // builder.WithPredicates does.
 func WithPredicates(preds ...predicate.Predicate) SourceOption {
 	return func(o *sourceOptions) { o.predicates = append(o.predicates, preds...) }
+}
+
+// gvkOfSyncer returns the GroupVersionKind of the resource newSyncer's
+// syncers are of, before the syncer is made (its indexes and namespaces
+// are among its options): T's in the client's scheme, or, for a type the
+// scheme does not know (a projection, PartialObjectMetadata,
+// Unstructured), that of a syncer made in a set of its own and dropped,
+// never run.
+func gvkOfSyncer[S interface{ *G }, G ~struct{ *runtime.Syncer[T] }, T client.Object](c *Client, newSyncer func(*syncerset.Set, ...runtime.Option) (S, error)) (schema.GroupVersionKind, error) {
+	t := reflect.TypeFor[T]()
+	if !anyResource(t) && inScheme[T](c.Scheme()) {
+		return apiutil.GVKForObject(reflect.New(t.Elem()).Interface().(T), c.Scheme())
+	}
+	scratch, err := syncerset.New(c.cfg)
+	if err != nil {
+		return schema.GroupVersionKind{}, err
+	}
+	g, err := newSyncer(scratch)
+	if err != nil {
+		return schema.GroupVersionKind{}, err
+	}
+	return gvkOf(struct{ *runtime.Syncer[T] }(*g).Resource()), nil
 }

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -34,6 +36,7 @@ type Client struct {
 // syncers is the syncers of a Manager and what serves their reads: one
 // set, one reader, one syncer per type, whichever reconcilers read them.
 type syncers struct {
+	cfg     *rest.Config // the Manager's
 	reader  *Reader
 	set     *syncerset.Set
 	started atomic.Bool
@@ -42,21 +45,23 @@ type syncers struct {
 	waitLimit  time.Duration  // how long a read waits for them
 	cacheOpts  *cache.Options // WithCacheOptions: the namespaces of each type
 
-	mu      sync.Mutex
-	served  map[reflect.Type]served
-	indexes map[reflect.Type]*indexes // FieldIndexer's, by *T
+	mu          sync.Mutex
+	served      map[kind]served
+	projections int               // of served, those of projections
+	indexes     map[kind]*indexes // FieldIndexer's
 }
 
 // served is the syncer that serves a type's reads, its options, and the
 // Client's writes of it.
 type served struct {
-	syncer     any // *runtime.Syncer[T]
-	opts       string
-	name       string
-	apiVersion string
-	kind       string
-	writes     writer
-	remove     func(context.Context) error // syncerset.Remove of it
+	syncer    any // *runtime.Syncer[T]
+	opts      string
+	name      string
+	typ       reflect.Type
+	gvk       schema.GroupVersionKind
+	projected bool // its type is not in the client's scheme: a projection of its resource (see projected.go)
+	writes    writer
+	remove    func(context.Context) error // syncerset.Remove of it
 }
 
 // The Manager's Client, by Manager: made by NewClient, or by the first of
@@ -124,8 +129,8 @@ func newClient(mgr manager.Manager, opts []ClientOption) (*Client, error) {
 	if o.readYourWrites != nil {
 		consistent = *o.readYourWrites
 	}
-	c := &Client{Client: mgr.GetClient(), syncers: &syncers{reader: NewReader(o.readerOpts...), set: set, served: map[reflect.Type]served{},
-		indexes: map[reflect.Type]*indexes{}, consistent: consistent, waitLimit: o.waitLimit, cacheOpts: o.cacheOpts}}
+	c := &Client{Client: mgr.GetClient(), syncers: &syncers{cfg: mgr.GetConfig(), reader: NewReader(o.readerOpts...), set: set, served: map[kind]served{},
+		indexes: map[kind]*indexes{}, consistent: consistent, waitLimit: o.waitLimit, cacheOpts: o.cacheOpts}}
 	if err := mgr.Add(clientRunnable{c: c, forget: func() {
 		managersMu.Lock()
 		defer managersMu.Unlock()
@@ -186,9 +191,12 @@ func (c *Client) Set() *syncerset.Set { return c.set }
 // store has seen c's writes of that object.
 func (c *Client) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 	if !c.reader.serves(obj) {
+		if s, ok := c.projectionFor(obj, false); ok {
+			return readOfUpstream(obj, s)
+		}
 		return c.Client.Get(ctx, key, obj, opts...)
 	}
-	if w, on := c.writerOf(reflect.TypeOf(obj)); on && !(&client.GetOptions{}).ApplyOptions(opts).DisableReadYourWritesConsistency {
+	if w, on := c.writerOf(kindOf(obj)); on && !(&client.GetOptions{}).ApplyOptions(opts).DisableReadYourWritesConsistency {
 		if err := c.reader.readyFor(ctx, obj, key.Namespace); err != nil {
 			return c.reader.Get(ctx, key, obj, opts...) // which tells it as the cache does
 		}
@@ -204,12 +212,15 @@ func (c *Client) Get(ctx context.Context, key client.ObjectKey, obj client.Objec
 // until the syncer's store has seen c's writes of the objects it picks,
 // before or after each write.
 func (c *Client) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
-	s, slice, err := c.reader.servesList(list)
+	s, k, _, err := c.reader.listed(list)
 	if err != nil || s == nil {
+		if p, ok := c.projectionFor(list, true); ok {
+			return readOfUpstream(list, p)
+		}
 		return c.Client.List(ctx, list, opts...)
 	}
 	lo := (&client.ListOptions{}).ApplyOptions(opts)
-	if w, on := c.writerOf(reflect.PointerTo(slice.Type().Elem())); on && !lo.DisableReadYourWritesConsistency {
+	if w, on := c.writerOf(k); on && !lo.DisableReadYourWritesConsistency {
 		if err := s.ready(ctx, lo.Namespace); err != nil {
 			return c.reader.List(ctx, list, opts...) // which tells it as the cache does
 		}
@@ -223,7 +234,8 @@ func (c *Client) List(ctx context.Context, list client.ObjectList, opts ...clien
 // serve makes s serve c's reads of T. Another syncer of T, made with
 // other options, is an error: one syncer answers for a type.
 func serve[T client.Object](c *Client, s *runtime.Syncer[T], opts []runtime.Option) error {
-	t := reflect.TypeFor[T]()
+	res := s.Resource()
+	t := kindOfSyncer[T](res)
 	key := runtime.OptionsKey(opts...)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -233,12 +245,12 @@ func serve[T client.Object](c *Client, s *runtime.Syncer[T], opts []runtime.Opti
 		}
 		return nil
 	}
-	res := s.Resource()
-	apiVersion := res.Version
-	if res.Group != "" {
-		apiVersion = res.Group + "/" + res.Version
+	projected := !anyResource(t.t) && !inScheme[T](c.Scheme())
+	if projected {
+		c.projections++
 	}
-	c.served[t] = served{syncer: s, opts: key, name: res.String(), apiVersion: apiVersion, kind: res.Kind, writes: newWriter(s, c.waitLimit),
+	c.served[t] = served{syncer: s, opts: key, name: res.String(), typ: t.t, gvk: gvkOf(res), projected: projected,
+		writes: newWriter(s, c.waitLimit),
 		remove: func(ctx context.Context) error { return syncerset.Remove(ctx, c.set, s) }}
 	register(c.reader, s, c.started.Load)
 	return nil
