@@ -92,9 +92,8 @@ func upstreamMeta(obj client.Object, s served) *metav1.PartialObjectMetadata {
 // patchProjected sends patch, computed from the projected obj, to obj's
 // object through patchUpstream (the Manager's client, or a subresource's),
 // and reads the answer back into obj. A merge patch that would replace a
-// list of objects outside the metadata is refused: the projection may keep
-// only some fields of its elements, and the list sent would lose the
-// others.
+// list of objects is refused: the projection may keep only some fields of
+// its elements, and the list sent would lose the others.
 func patchProjected(obj client.Object, s served, patch client.Patch, patchUpstream func(u *unstructured.Unstructured, p client.Patch) error) error {
 	data, err := patch.Data(obj)
 	if err != nil {
@@ -130,14 +129,11 @@ func patchProjected(obj client.Object, s served, patch client.Patch, patchUpstre
 }
 
 // objectList returns the path of the first list of objects in a merge
-// patch outside .metadata (which a projection keeps whole), "" if none.
+// patch, "" if none.
 func objectList(v any, path string) string {
 	switch v := v.(type) {
 	case map[string]any:
 		for k, e := range v {
-			if path == "" && k == "metadata" {
-				continue
-			}
 			if p := objectList(e, path+"."+k); p != "" {
 				return p
 			}

@@ -44,12 +44,21 @@ func TestProjectedTypesInAController(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ctrlsyncer.Add(mgr, &r.Client, coresyncers.NodePodSyncerIn, runtime.WithNamespace(ns)); err != nil {
+	rec := &requests{}
+	if err := ctrl.NewControllerManagedBy(mgr).Named("projected").
+		WatchesRawSource(ctrlsyncer.Owns(mgr, &r.Client, coresyncers.NodePodSyncerIn, &shopv1alpha1.Widget{}, ctrlsyncer.WithOptions(runtime.WithNamespace(ns)))).
+		Complete(rec); err != nil {
 		t.Fatal(err)
 	}
 	start(t, mgr)
+	owner := &shopv1alpha1.Widget{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "owner"}}
+	if err := direct.Create(ctx, owner); err != nil {
+		t.Fatal(err)
+	}
+	controller := true
 	for name, image := range map[string]string{"a": "image-a", "b": "image-b"} {
-		if err := direct.Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{"app": name}},
+		if err := direct.Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{"app": name},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "shop.example.com/v1alpha1", Kind: "Widget", Name: "owner", UID: owner.UID, Controller: &controller}}},
 			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: image, Command: []string{"run"}}}}}); err != nil {
 			t.Fatal(err)
 		}
@@ -64,6 +73,9 @@ func TestProjectedTypesInAController(t *testing.T) {
 			return fmt.Sprintf("the index of an IndexField of corev1.Pod gave %d NodePods for image-a, want a", len(l.Items))
 		}
 		a = l.Items[0]
+		if !rec.has("owner") {
+			return "the pods' owner was not reconciled (Owns of the projection)"
+		}
 		return ""
 	})
 
