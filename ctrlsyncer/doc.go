@@ -30,19 +30,18 @@
 //   - Runnable runs syncers made by hand in a Manager before leader
 //     election, so that a standby replica holds synced stores.
 //
-// In a kubebuilder project, main.go gives the reconciler the Client:
-//
-//	syncers, err := ctrlsyncer.NewClient(mgr)
-//	...
-//	(&controller.WidgetReconciler{Client: syncers, Scheme: mgr.GetScheme()}).SetupWithManager(mgr)
-//
-// and SetupWithManager changes one line per resource:
+// In a kubebuilder project, SetupWithManager changes one line per
+// resource, and nothing else does (main.go and the suite keep giving the
+// reconciler mgr.GetClient(): For and Owns replace it):
 //
 //	return ctrl.NewControllerManagedBy(mgr).
-//		WatchesRawSource(ctrlsyncer.For(r.Client, shopsyncers.WidgetSyncerIn)).
-//		WatchesRawSource(ctrlsyncer.Owns(r.Client, batchsyncers.JobSyncerIn, &shopv1alpha1.Widget{})).
+//		WatchesRawSource(ctrlsyncer.For(mgr, &r.Client, shopsyncers.WidgetSyncerIn)).
+//		WatchesRawSource(ctrlsyncer.Owns(mgr, &r.Client, batchsyncers.JobSyncerIn, &shopv1alpha1.Widget{})).
 //		Named("widget").
 //		Complete(r)
+//
+// A Manager whose cache watches some namespaces gives its syncers its cache
+// options first, in main.go: NewClient(mgr, WithCacheOptions(opts)).
 //
 // runtime does not import controller-runtime: this package is the adapter.
 package ctrlsyncer

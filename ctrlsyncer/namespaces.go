@@ -3,6 +3,7 @@ package ctrlsyncer
 import (
 	"errors"
 	"fmt"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"maps"
 	"reflect"
 	"slices"
@@ -48,17 +49,21 @@ func checkCacheNamespaces(mgr manager.Manager, o clientOptions) error {
 	return nil
 }
 
-// namespacesOf returns the option that limits the syncer of t to the
-// namespaces the cache's options give t, none where they give every
-// namespace.
-func (c *Client) namespacesOf(t reflect.Type) ([]runtime.Option, error) {
+// namespacesOf returns the option that limits the syncer of t, of the
+// resource gvk, to the namespaces the cache's options give its resource
+// (ByObject by type or, for a projection, PartialObjectMetadata or
+// Unstructured, by resource), none where they give every namespace.
+func (c *Client) namespacesOf(t reflect.Type, gvk schema.GroupVersionKind) ([]runtime.Option, error) {
 	o := c.cacheOpts
 	if o == nil {
 		return nil, nil
 	}
 	nss, from := o.DefaultNamespaces, "DefaultNamespaces"
 	for obj, by := range o.ByObject {
-		if reflect.TypeOf(obj) == t && by.Namespaces != nil {
+		if by.Namespaces == nil {
+			continue
+		}
+		if objGVK, err := apiutil.GVKForObject(obj, c.Scheme()); reflect.TypeOf(obj) == t || err == nil && objGVK == gvk {
 			nss, from = by.Namespaces, fmt.Sprintf("ByObject[%T].Namespaces", obj)
 		}
 	}
@@ -71,24 +76,4 @@ func (c *Client) namespacesOf(t reflect.Type) ([]runtime.Option, error) {
 		return nil, nil
 	}
 	return []runtime.Option{runtime.WithNamespaces(slices.Sorted(maps.Keys(nss))...)}, nil
-}
-
-// checkByObject refuses the syncer of type t of res where the cache's
-// options limit res's namespaces under another type (a projection's
-// syncer, whose type the options cannot name) and the syncer's own options
-// do not (limited): it would watch namespaces the cache did not.
-func (c *Client) checkByObject(t reflect.Type, res runtime.Resource, limited bool) error {
-	if c.cacheOpts == nil || limited {
-		return nil
-	}
-	for obj, by := range c.cacheOpts.ByObject {
-		if by.Namespaces == nil || reflect.TypeOf(obj) == t {
-			continue
-		}
-		gvk, err := apiutil.GVKForObject(obj, c.Scheme())
-		if err == nil && gvk.Group == res.Group && gvk.Version == res.Version && gvk.Kind == res.Kind {
-			return fmt.Errorf("ctrlsyncer: cache.Options.ByObject[%T].Namespaces limits %s, whose syncer here is of %s: give it its namespaces (ctrlsyncer.WithOptions(runtime.WithNamespaces(...)))", obj, res, t)
-		}
-	}
-	return nil
 }

@@ -83,7 +83,7 @@ func TestReadsOutsideTheNamespaceFailAsInTheCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ctrlsyncer.Add(c, shopsyncers.WidgetSyncerIn); err != nil {
+	if _, err := ctrlsyncer.Add(mgr, field(c), shopsyncers.WidgetSyncerIn); err != nil {
 		t.Fatal(err)
 	}
 	start(t, mgr)
@@ -106,8 +106,8 @@ func TestReadsOutsideTheNamespaceFailAsInTheCache(t *testing.T) {
 // each syncer the namespaces the cache watches for its type:
 // DefaultNamespaces, or ByObject's for the type. Each syncer serves those
 // and answers for others as the cache does; a projection of a type whose
-// ByObject limits its namespaces, which the options cannot name, is
-// refused rather than made to watch every namespace.
+// ByObject limits its namespaces gets the same namespaces: ByObject names
+// its resource.
 func TestClientCarriesTheCachesNamespaces(t *testing.T) {
 	const a, b, c = "carried-a", "carried-b", "carried-c"
 	srv, direct := server(t, a)
@@ -124,11 +124,11 @@ func TestClientCarriesTheCachesNamespaces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cms, err := ctrlsyncer.Add(cl, coresyncers.ConfigMapSyncerIn)
+	cms, err := ctrlsyncer.Add(mgr, field(cl), coresyncers.ConfigMapSyncerIn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	widgets, err := ctrlsyncer.Add(cl, shopsyncers.WidgetSyncerIn)
+	widgets, err := ctrlsyncer.Add(mgr, field(cl), shopsyncers.WidgetSyncerIn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,11 +138,8 @@ func TestClientCarriesTheCachesNamespaces(t *testing.T) {
 	if got := widgets.Namespaces(); !slices.Equal(got, []string{c}) {
 		t.Errorf("the widgets' syncer covers %v, want ByObject's %v", got, []string{c})
 	}
-	if _, err := ctrlsyncer.Add(cl, shopsyncers.WidgetViewSyncerIn); err == nil || !strings.Contains(err.Error(), "ByObject") {
-		t.Errorf("a projection of widgets, whose ByObject limits their namespaces: %v; want an error naming ByObject", err)
-	}
-	if _, err := ctrlsyncer.Add(cl, shopsyncers.WidgetViewSyncerIn, runtime.WithNamespaces(b, c)); err != nil {
-		t.Errorf("the projection given its namespaces: %v", err)
+	if views, err := ctrlsyncer.Add(mgr, field(cl), shopsyncers.WidgetViewSyncerIn); err != nil || !slices.Equal(views.Namespaces(), []string{c}) {
+		t.Errorf("a projection of widgets, whose ByObject limits their namespaces: %v; want the widgets' namespaces %v", err, []string{c})
 	}
 	start(t, mgr)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -133,7 +133,7 @@ func TestLiveChangeOvertakesTheInitialList(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s, err := ctrlsyncer.Add(c, coresyncers.ConfigMapSyncerIn)
+			s, err := ctrlsyncer.Add(mgr, field(c), coresyncers.ConfigMapSyncerIn)
 			if err != nil {
 				t.Fatal(err)
 			}

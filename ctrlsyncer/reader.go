@@ -28,7 +28,7 @@ import (
 // answer. Its methods are safe for concurrent use.
 type Reader struct {
 	mu     sync.RWMutex
-	byType map[reflect.Type]*store // by *T
+	byType map[kind]*store
 	share  bool
 }
 
@@ -43,7 +43,7 @@ func WithoutDeepCopy() ReaderOption { return func(r *Reader) { r.share = true } 
 
 // NewReader returns a Reader of no syncer yet: see Register.
 func NewReader(opts ...ReaderOption) *Reader {
-	r := &Reader{byType: map[reflect.Type]*store{}}
+	r := &Reader{byType: map[kind]*store{}}
 	for _, o := range opts {
 		o(r)
 	}
@@ -105,7 +105,7 @@ func register[T client.Object](r *Reader, s *runtime.Syncer[T], started func() b
 	apiVersion, _ := gvk.ToAPIVersionAndKind()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.byType[reflect.TypeFor[T]()] = &store{
+	r.byType[kindOfSyncer[T](res)] = &store{
 		syncer:   s,
 		gvk:      gvk,
 		typeMeta: metav1.TypeMeta{APIVersion: apiVersion, Kind: kind},
@@ -132,29 +132,37 @@ func register[T client.Object](r *Reader, s *runtime.Syncer[T], started func() b
 	}
 }
 
-// storeOf returns the store of objects of type t (a pointer to a struct),
-// nil if no syncer serves them.
-func (r *Reader) storeOf(t reflect.Type) *store {
+// storeOf returns the store of objects of kind k, nil if no syncer serves
+// them.
+func (r *Reader) storeOf(k kind) *store {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	return r.byType[t]
+	return r.byType[k]
 }
 
-// serves tells whether r has a syncer of obj's type.
-func (r *Reader) serves(obj client.Object) bool { return r.storeOf(reflect.TypeOf(obj)) != nil }
+// serves tells whether r has a syncer of obj's kind.
+func (r *Reader) serves(obj client.Object) bool { return r.storeOf(kindOf(obj)) != nil }
 
 // servesList tells whether r has a syncer of the items of list, and which.
 func (r *Reader) servesList(list client.ObjectList) (*store, reflect.Value, error) {
+	s, _, slice, err := r.listed(list)
+	return s, slice, err
+}
+
+// listed returns the store of the items of list (nil if none), their kind
+// and the list's items.
+func (r *Reader) listed(list client.ObjectList) (*store, kind, reflect.Value, error) {
 	items, err := meta.GetItemsPtr(list)
 	if err != nil {
-		return nil, reflect.Value{}, err
+		return nil, kind{}, reflect.Value{}, err
 	}
 	slice := reflect.ValueOf(items).Elem()
 	elem := slice.Type().Elem()
 	if elem.Kind() != reflect.Struct {
-		return nil, slice, fmt.Errorf("ctrlsyncer: List of %T: items of %s, want structs", list, elem)
+		return nil, kind{}, slice, fmt.Errorf("ctrlsyncer: List of %T: items of %s, want structs", list, elem)
 	}
-	return r.storeOf(reflect.PointerTo(elem)), slice, nil
+	k := kindOfList(list, elem)
+	return r.storeOf(k), k, slice, nil
 }
 
 func noSyncer(t any) error {
@@ -167,7 +175,7 @@ func noSyncer(t any) error {
 // cover ("unable to get: ns/name because of unknown namespace for the
 // cache"), never a NotFound.
 func (r *Reader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-	s := r.storeOf(reflect.TypeOf(obj))
+	s := r.storeOf(kindOf(obj))
 	if s == nil {
 		return noSyncer(obj)
 	}

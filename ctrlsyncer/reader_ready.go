@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -70,7 +69,7 @@ func whyNotSynced(s syncerState, handlersBehind bool) syncerset.NotSynced {
 
 // readyFor is ready for the syncer of obj's type, in namespace ns.
 func (r *Reader) readyFor(ctx context.Context, obj client.Object, ns string) error {
-	s := r.storeOf(reflect.TypeOf(obj))
+	s := r.storeOf(kindOf(obj))
 	if s == nil {
 		return noSyncer(obj)
 	}

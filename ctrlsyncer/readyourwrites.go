@@ -8,8 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -88,7 +90,7 @@ func (t typedWriter[T]) waitList(ctx context.Context, sel runtime.Selection) err
 
 // writerOf returns the writer of obj's type when c reads it from a syncer
 // (nil otherwise), and whether c waits for its own writes of it.
-func (c *Client) writerOf(t reflect.Type) (writer, bool) {
+func (c *Client) writerOf(t kind) (writer, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s, ok := c.served[t]
@@ -123,7 +125,7 @@ func exactFields(fs fields.Selector) map[string]string {
 // its answer when c reads obj's type from a syncer and waits for its own
 // writes (and the call did not disable it).
 func (c *Client) write(obj client.Object, disabled bool, do func(off bool) error, record func(writer)) error {
-	w, on := c.writerOf(reflect.TypeOf(obj))
+	w, on := c.writerOf(kindOf(obj))
 	if w == nil {
 		return do(false)
 	}
@@ -142,6 +144,9 @@ func (c *Client) write(obj client.Object, disabled bool, do func(off bool) error
 // Create creates obj through the Manager's client; see Client's
 // read-your-own-writes.
 func (c *Client) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
+	if s, ok := c.projected(obj); ok {
+		return refuseWhole("Create", obj, s)
+	}
 	return c.write(obj, (&client.CreateOptions{}).ApplyOptions(opts).DisableReadYourWritesConsistency, func(off bool) error {
 		return c.Client.Create(ctx, obj, withOff(opts, off)...)
 	}, func(w writer) { w.wrote(obj) })
@@ -150,6 +155,9 @@ func (c *Client) Create(ctx context.Context, obj client.Object, opts ...client.C
 // Update updates obj through the Manager's client; see Client's
 // read-your-own-writes.
 func (c *Client) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
+	if s, ok := c.projected(obj); ok {
+		return refuseWhole("Update", obj, s)
+	}
 	return c.write(obj, (&client.UpdateOptions{}).ApplyOptions(opts).DisableReadYourWritesConsistency, func(off bool) error {
 		return c.Client.Update(ctx, obj, withOff(opts, off)...)
 	}, func(w writer) { w.wrote(obj) })
@@ -159,6 +167,11 @@ func (c *Client) Update(ctx context.Context, obj client.Object, opts ...client.U
 // read-your-own-writes.
 func (c *Client) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
 	return c.write(obj, (&client.PatchOptions{}).ApplyOptions(opts).DisableReadYourWritesConsistency, func(off bool) error {
+		if s, ok := c.projected(obj); ok {
+			return patchProjected(obj, s, patch, func(u *unstructured.Unstructured, p client.Patch) error {
+				return c.Client.Patch(ctx, u, p, withOff(opts, off)...)
+			})
+		}
 		return c.Client.Patch(ctx, obj, patch, withOff(opts, off)...)
 	}, func(w writer) { w.wrote(obj) })
 }
@@ -175,6 +188,9 @@ func (c *Client) Delete(ctx context.Context, obj client.Object, opts ...client.D
 		uid = &s
 	}
 	return c.write(obj, do.DisableReadYourWritesConsistency, func(off bool) error {
+		if s, ok := c.projected(obj); ok {
+			return c.deleteProjected(ctx, obj, s, withOff(opts, off))
+		}
 		return c.Client.Delete(ctx, obj, withOff(opts, off)...)
 	}, func(w writer) { w.deleted(obj, uid) })
 }
@@ -190,15 +206,15 @@ func (c *Client) Apply(ctx context.Context, obj kruntime.ApplyConfiguration, opt
 // apply is write for an apply configuration, whose type is found by its
 // apiVersion and kind among the types c's syncers serve.
 func (c *Client) apply(ac kruntime.ApplyConfiguration, disabled bool, do func(off bool) error) error {
-	t := c.typeOfApplied(ac)
-	if t == nil {
+	t, ok := c.kindOfApplied(ac)
+	if !ok {
 		return do(false)
 	}
 	w, on := c.writerOf(t)
 	if !on || disabled {
 		return do(true)
 	}
-	key := reflect.New(t.Elem()).Interface().(client.Object)
+	key := reflect.New(t.t.Elem()).Interface().(client.Object)
 	if a, ok := ac.(interface {
 		GetName() *string
 		GetNamespace() *string
@@ -218,24 +234,25 @@ func (c *Client) apply(ac kruntime.ApplyConfiguration, disabled bool, do func(of
 	return nil
 }
 
-// typeOfApplied returns the type of c's syncer of ac's apiVersion and kind,
-// nil if none serves them.
-func (c *Client) typeOfApplied(ac kruntime.ApplyConfiguration) reflect.Type {
+// kindOfApplied returns the kind of c's syncer of ac's apiVersion and kind
+// that holds whole typed objects, if one serves them.
+func (c *Client) kindOfApplied(ac kruntime.ApplyConfiguration) (kind, bool) {
 	a, ok := ac.(interface {
 		GetAPIVersion() *string
 		GetKind() *string
 	})
 	if !ok || a.GetAPIVersion() == nil || a.GetKind() == nil {
-		return nil
+		return kind{}, false
 	}
+	gvk := schema.FromAPIVersionAndKind(*a.GetAPIVersion(), *a.GetKind())
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for t, s := range c.served {
-		if s.apiVersion == *a.GetAPIVersion() && s.kind == *a.GetKind() {
-			return t
+	for k, s := range c.served {
+		if k.gvk.Empty() && s.gvk == gvk && !s.projected {
+			return k, true
 		}
 	}
-	return nil
+	return kind{}, false
 }
 
 // Status returns the writer of objects' status subresource; see
@@ -261,13 +278,16 @@ func (s subResourceClient) Get(ctx context.Context, obj, subResource client.Obje
 }
 
 func (s subResourceClient) Create(ctx context.Context, obj, subResource client.Object, opts ...client.SubResourceCreateOption) error {
-	if w, _ := s.c.writerOf(reflect.TypeOf(obj)); w != nil {
+	if w, _ := s.c.writerOf(kindOf(obj)); w != nil {
 		opts = withOff(opts, true)
 	}
 	return s.sub.Create(ctx, obj, subResource, opts...)
 }
 
 func (s subResourceClient) Update(ctx context.Context, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+	if p, ok := s.c.projected(obj); ok {
+		return refuseWhole("Update", obj, p)
+	}
 	return s.c.write(obj, (&client.SubResourceUpdateOptions{}).ApplyOptions(opts).DisableReadYourWritesConsistency, func(off bool) error {
 		return s.sub.Update(ctx, obj, withOff(opts, off)...)
 	}, func(w writer) { w.wrote(obj) })
@@ -275,6 +295,11 @@ func (s subResourceClient) Update(ctx context.Context, obj client.Object, opts .
 
 func (s subResourceClient) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
 	return s.c.write(obj, (&client.SubResourcePatchOptions{}).ApplyOptions(opts).DisableReadYourWritesConsistency, func(off bool) error {
+		if p, ok := s.c.projected(obj); ok {
+			return patchProjected(obj, p, patch, func(u *unstructured.Unstructured, pt client.Patch) error {
+				return s.sub.Patch(ctx, u, pt, withOff(opts, off)...)
+			})
+		}
 		return s.sub.Patch(ctx, obj, patch, withOff(opts, off)...)
 	}, func(w writer) { w.wrote(obj) })
 }

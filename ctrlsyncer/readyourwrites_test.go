@@ -94,10 +94,10 @@ func TestEachWriteIsReadBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ctrlsyncer.Add(c, shopsyncers.WidgetSyncerIn); err != nil {
+	if _, err := ctrlsyncer.Add(mgr, field(c), shopsyncers.WidgetSyncerIn); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ctrlsyncer.Add(c, coresyncers.ConfigMapSyncerIn); err != nil {
+	if _, err := ctrlsyncer.Add(mgr, field(c), coresyncers.ConfigMapSyncerIn); err != nil {
 		t.Fatal(err)
 	}
 	start(t, mgr)

@@ -2,7 +2,6 @@ package ctrlsyncer
 
 import (
 	"context"
-	"reflect"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -20,11 +19,14 @@ import (
 // once the syncer has stopped, or with ctx's error when ctx ends first (a
 // handler blocked in a call).
 func (c *Client) RemoveSyncer(ctx context.Context, obj client.Object) error {
-	t := reflect.TypeOf(obj)
+	t := kindOf(obj)
 	c.mu.Lock()
 	s, ok := c.served[t]
 	if ok {
 		delete(c.served, t)
+		if s.projected {
+			c.projections--
+		}
 		c.reader.unregister(t)
 	}
 	c.mu.Unlock()
@@ -37,9 +39,9 @@ func (c *Client) RemoveSyncer(ctx context.Context, obj client.Object) error {
 // Unregister stops serving obj's type through r: reads of it fail from
 // then on, as for a type never registered, and r no longer holds the
 // syncer's store. The syncer itself runs on: stop it with its Close.
-func (r *Reader) Unregister(obj client.Object) { r.unregister(reflect.TypeOf(obj)) }
+func (r *Reader) Unregister(obj client.Object) { r.unregister(kindOf(obj)) }
 
-func (r *Reader) unregister(t reflect.Type) {
+func (r *Reader) unregister(t kind) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	delete(r.byType, t)

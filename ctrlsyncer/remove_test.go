@@ -80,8 +80,8 @@ func TestRemoveSyncerAsRemoveInformer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := ctrlsyncer.For(c, shopsyncers.WidgetSyncerIn)
-	widgets, err := ctrlsyncer.Add(c, shopsyncers.WidgetSyncerIn)
+	src := ctrlsyncer.For(mgr, field(c), shopsyncers.WidgetSyncerIn)
+	widgets, err := ctrlsyncer.Add(mgr, field(c), shopsyncers.WidgetSyncerIn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestRemoveSyncerAsRemoveInformer(t *testing.T) {
 	if err := c.RemoveSyncer(ctx, &shopv1alpha1.Widget{}); err != nil {
 		t.Errorf("removing it again: %v; want nothing, as RemoveInformer", err)
 	}
-	again, err := ctrlsyncer.Add(c, shopsyncers.WidgetSyncerIn)
+	again, err := ctrlsyncer.Add(mgr, field(c), shopsyncers.WidgetSyncerIn)
 	if err != nil || again == widgets {
 		t.Fatalf("Add after RemoveSyncer: %v; want a new syncer", err)
 	}

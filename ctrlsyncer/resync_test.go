@@ -40,7 +40,7 @@ func TestSyncPeriodCarriesOver(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := ctrlsyncer.Add(c, coresyncers.ConfigMapSyncerIn)
+		s, err := ctrlsyncer.Add(mgr, field(c), coresyncers.ConfigMapSyncerIn)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,7 +71,7 @@ func TestSyncPeriodCarriesOver(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			b = b.WatchesRawSource(ctrlsyncer.For(c, coresyncers.ConfigMapSyncerIn))
+			b = b.WatchesRawSource(ctrlsyncer.For(mgr, field(c), coresyncers.ConfigMapSyncerIn))
 		} else {
 			b = b.For(&corev1.ConfigMap{})
 		}

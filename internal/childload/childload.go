@@ -100,14 +100,13 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager, workers int) error {
 // SetupWithSyncers watches parents and their children with syncers, of ns,
 // r reading through a ctrlsyncer.Client made with opts.
 func (r *Reconciler) SetupWithSyncers(mgr manager.Manager, ns string, workers int, opts ...ctrlsyncer.ClientOption) error {
-	c, err := ctrlsyncer.NewClient(mgr, append([]ctrlsyncer.ClientOption{ctrlsyncer.WithSyncerOptions(runtime.WithNamespace(ns))}, opts...)...)
-	if err != nil {
+	if _, err := ctrlsyncer.NewClient(mgr, append([]ctrlsyncer.ClientOption{ctrlsyncer.WithSyncerOptions(runtime.WithNamespace(ns))}, opts...)...); err != nil {
 		return err
 	}
-	r.Client = c
+	r.Client = mgr.GetClient()
 	return ctrl.NewControllerManagedBy(mgr).
-		WatchesRawSource(ctrlsyncer.For(c, shopsyncers.WidgetSyncerIn)).
-		WatchesRawSource(ctrlsyncer.Owns(c, coresyncers.ConfigMapSyncerIn, &shopv1alpha1.Widget{},
+		WatchesRawSource(ctrlsyncer.For(mgr, &r.Client, shopsyncers.WidgetSyncerIn)).
+		WatchesRawSource(ctrlsyncer.Owns(mgr, &r.Client, coresyncers.ConfigMapSyncerIn, &shopv1alpha1.Widget{},
 			ctrlsyncer.WithOptions(runtime.WithLabelSelector(Label)))).
 		WithOptions(options(workers)).Named("childload").Complete(r)
 }
