@@ -152,6 +152,11 @@ func benchMain(args []string) error {
 			return err
 		}
 	}
+	if o.runs(partMetadata) {
+		if out.metadata, err = b.metadataRounds(ctx); err != nil {
+			return err
+		}
+	}
 	if o.runs(partConsistency) {
 		if out.consistency, err = b.consistencyRounds(ctx); err != nil {
 			return err
