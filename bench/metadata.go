@@ -58,15 +58,16 @@ type metadataOutcome struct {
 	uResource          string
 }
 
-// metadataRounds creates the part's ConfigMaps (or finds them created) and
-// runs its contenders, then the unstructured ones on the contenders part's
-// ConfigMaps.
+// metadataRounds creates the part's ConfigMaps and runs its contenders,
+// then the unstructured ones on the contenders part's ConfigMaps.
 func (b *bench) metadataRounds(ctx context.Context) (metadataOutcome, error) {
 	out := metadataOutcome{n: b.o.metaN, size: b.o.metaSize, uN: b.o.n, uSize: b.o.size, uResource: b.o.resource}
 	mb := *b
 	mb.o.resource, mb.o.namespace, mb.o.n, mb.o.size, mb.res = "configmaps", metaNamespace, b.o.metaN, b.o.metaSize, resources["configmaps"]
 	mb.measureServer = true
-	if err := mb.populateMetadata(ctx); err != nil {
+	// 64 KiB each is 320 MB through kube-apiserver and etcd for 5,000:
+	// written once (protobuf, o.workers at once), read by every round.
+	if err := populate(ctx, mb.cs, mb.cs.CoreV1().RESTClient(), mb.o, mb.res); err != nil {
 		return out, err
 	}
 	var err error
@@ -81,19 +82,6 @@ func (b *bench) metadataRounds(ctx context.Context) (metadataOutcome, error) {
 	ub.measureServer = true
 	out.unstructured, err = ub.runRounds(ctx, "unstructured ", unstructuredContenders)
 	return out, err
-}
-
-// populateMetadata creates the part's ConfigMaps, unless the namespace
-// holds them all already: 64 KB each is 320 MB through kube-apiserver and
-// etcd for 5,000, written once (protobuf, o.workers at once) and read by
-// every round.
-func (b *bench) populateMetadata(ctx context.Context) error {
-	l, err := b.cs.CoreV1().ConfigMaps(b.o.namespace).List(ctx, metav1.ListOptions{Limit: 1})
-	if err == nil && l.RemainingItemCount != nil && int(*l.RemainingItemCount)+len(l.Items) == b.o.n {
-		fmt.Fprintf(os.Stderr, "metadata: %d configmaps already in %s\n", b.o.n, b.o.namespace)
-		return nil
-	}
-	return populate(ctx, b.cs, b.cs.CoreV1().RESTClient(), b.o, b.res)
 }
 
 // describeStoredConfigMap reads the first ConfigMap back: its size in

@@ -104,12 +104,12 @@ func (p *Pool) KeyOf(b []byte) *Key {
 
 // Value returns b as a string value under k, boxed: the interned one when
 // b is the value k had last time too (a value that repeats from object to
-// object), else a new string. k may be nil: b is then always new.
+// object), else a new string. k may be nil: b is then always new. It never
+// waits: where another goroutine is at k, b is new.
 func (k *Key) Value(b []byte) any {
-	if k == nil || len(b) == 0 || len(b) > MaxLen {
-		return string(b)
+	if k == nil || len(b) == 0 || len(b) > MaxLen || !k.mu.TryLock() {
+		return string(b) // another decoder is at this key: no waiting for it
 	}
-	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.last == string(b) && k.last != "" {
 		if k.box != nil {
