@@ -152,6 +152,11 @@ func benchMain(args []string) error {
 			return err
 		}
 	}
+	if o.runs(partMetadata) {
+		if out.metadata, err = b.metadataRounds(ctx); err != nil {
+			return err
+		}
+	}
 	if o.runs(partConsistency) {
 		if out.consistency, err = b.consistencyRounds(ctx); err != nil {
 			return err
@@ -243,6 +248,10 @@ func describeResult(r driver.Result) string {
 		float64(r.Exit.HWMBytes)/driver.MiB, float64(r.Sync.TotalAllocBytes)/driver.MiB, r.Sync.NumGC)
 	if r.Sync.Note != "" {
 		fmt.Fprintf(&b, ", %s", r.Sync.Note)
+	}
+	if r.Server != nil {
+		fmt.Fprintf(&b, "; read %.2f MiB; kube-apiserver CPU %.3fs, allocated %.0f MiB", float64(r.Sync.BytesRead)/driver.MiB,
+			r.Server.CPU.Seconds(), r.Server.AllocatedBytes/driver.MiB)
 	}
 	if s := r.Steady; s != nil {
 		fmt.Fprintf(&b, "; steady: %d events, %.3f CPU s/1k, lag p50 %.1f ms p99 %.1f ms",

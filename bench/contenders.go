@@ -17,6 +17,7 @@ const (
 	clientGoSlow      = child.ClientGoSlow
 	clientGoStrip     = child.ClientGoStrip
 	clientGoDynamic   = child.ClientGoDynamic
+	clientGoMetadata  = child.ClientGoMetadata
 	ours              = child.Ours
 	oursStrip         = child.OursStrip
 	oursSlow          = child.OursSlow
@@ -26,8 +27,11 @@ const (
 	oursList          = child.OursList
 	oursWatchList     = child.OursWatchList
 	oursProjected     = child.OursProjected
+	oursMetadata      = child.OursMetadata
+	oursUnstructured  = child.OursUnstructured
 	crCache           = child.CRCache
 	crSyncer          = child.CRSyncer
+	crMetadata        = child.CRMetadata
 	watchListGate     = "KUBE_FEATURE_WatchListClient"
 
 	clientGoWatchNoGzip = clientGoWatch + noGzip
@@ -81,7 +85,7 @@ func andWithoutGzip(cs []driver.Contender) []driver.Contender {
 // isClientGo tells whether a contender is client-go's (controller-runtime's
 // cache is client-go's informer too).
 func isClientGo(name string) bool {
-	return strings.HasPrefix(name, "client-go") || strings.HasPrefix(name, crCache)
+	return strings.HasPrefix(name, "client-go") || strings.HasPrefix(name, crCache) || strings.HasPrefix(name, crMetadata)
 }
 
 func contenderNames() []string { return namesOf(contenders) }

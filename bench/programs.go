@@ -16,12 +16,15 @@ import (
 // what that kind of program imports, so that a contender's RSS holds its
 // own code and no other's: the floors (bench/internal/cmd/floor: the
 // stream and the API types), ours (the runtime and the generated
-// packages), client-go (its clientset and informers), controller-runtime
-// with its cache and with the syncer, the fleet's replicas, and
-// examples/builtin, the node agent. They are built before the first run.
+// packages), dynamic (the runtime and dynamicsyncer: syncers of resources
+// named at run time), client-go (its clientset and informers),
+// controller-runtime with its cache and with the syncer, the fleet's
+// replicas, and examples/builtin, the node agent. They are built before
+// the first run.
 const (
 	progFloor    = "floor"
 	progOurs     = "ours"
+	progDynamic  = "dynamic"
 	progClientGo = "clientgo"
 	progCRCache  = "crcache"
 	progCRSyncer = "crsyncer"
@@ -30,7 +33,7 @@ const (
 	module       = "github.com/syncer-gen/syncer-gen"
 )
 
-var programNames = []string{progFloor, progOurs, progClientGo, progCRCache, progCRSyncer, progFleet, progBuiltin}
+var programNames = []string{progFloor, progOurs, progDynamic, progClientGo, progCRCache, progCRSyncer, progFleet, progBuiltin}
 
 // programPackage is the Go package of a program.
 func programPackage(name string) string {
@@ -46,12 +49,14 @@ func programOf(name string) (string, error) {
 	switch {
 	case base == floorRead || base == floorDecode || base == keepAll:
 		return progFloor, nil
-	case base == crCache:
+	case base == crCache || base == crMetadata:
 		return progCRCache, nil
 	case base == crSyncer:
 		return progCRSyncer, nil
 	case strings.HasPrefix(base, "client-go"):
 		return progClientGo, nil
+	case base == oursMetadata || base == oursUnstructured:
+		return progDynamic, nil
 	case strings.HasPrefix(base, ours):
 		return progOurs, nil
 	}

@@ -16,7 +16,8 @@ import (
 
 // Every contender of every part runs in one of the programs.
 func TestEveryContenderHasAProgram(t *testing.T) {
-	for _, cs := range [][]driver.Contender{contenders, crdContenders, warmContenders, serverContenders, waveContenders, projContenders, projCRDContenders} {
+	for _, cs := range [][]driver.Contender{contenders, crdContenders, warmContenders, serverContenders, waveContenders, projContenders, projCRDContenders,
+		metaContenders, unstructuredContenders} {
 		for _, c := range cs {
 			p, err := programOf(c.Name)
 			if err != nil || !slices.Contains(programNames, p) {
@@ -25,7 +26,9 @@ func TestEveryContenderHasAProgram(t *testing.T) {
 		}
 	}
 	for name, want := range map[string]string{keepAll: progFloor, clientGoWatchNoGzip: progClientGo, clientGoStrip: progClientGo,
-		oursProjected: progOurs, crCache: progCRCache, crCache + noGzip: progCRCache, crSyncer: progCRSyncer} {
+		oursProjected: progOurs, crCache: progCRCache, crCache + noGzip: progCRCache, crSyncer: progCRSyncer,
+		oursMetadata: progDynamic, oursUnstructured: progDynamic, clientGoMetadata + noGzip: progClientGo, clientGoDynamic: progClientGo,
+		crMetadata: progCRCache, crMetadata + noGzip: progCRCache} {
 		if got, _ := programOf(name); got != want {
 			t.Errorf("programOf(%s) = %s, want %s", name, got, want)
 		}
@@ -44,11 +47,14 @@ func TestProgramsLinkOnlyTheirKind(t *testing.T) {
 		crCache   = "sigs.k8s.io/controller-runtime/pkg/cache"
 		runtime   = module + "/runtime"
 		ctrl      = module + "/ctrlsyncer"
+		dynamic   = module + "/dynamicsyncer"
+		generated = module + "/examples/builtin/syncers/core/v1"
 	)
 	rules := map[string]struct{ has, hasNot []string }{
 		progFloor:    {has: []string{"k8s.io/api/core/v1"}, hasNot: []string{informers, clientset, crCache, runtime}},
-		progOurs:     {has: []string{runtime, module + "/examples/builtin/syncers/core/v1"}, hasNot: []string{informers, clientset, crCache}},
-		progClientGo: {has: []string{informers, clientset}, hasNot: []string{crCache, runtime}},
+		progOurs:     {has: []string{runtime, generated}, hasNot: []string{informers, clientset, crCache, dynamic}},
+		progDynamic:  {has: []string{runtime, dynamic}, hasNot: []string{informers, clientset, crCache, generated}},
+		progClientGo: {has: []string{informers, clientset, "k8s.io/client-go/metadata/metadatainformer", "k8s.io/client-go/dynamic/dynamicinformer"}, hasNot: []string{crCache, runtime}},
 		progCRCache:  {has: []string{crCache}, hasNot: []string{runtime, ctrl}},
 		progCRSyncer: {has: []string{crCache, runtime, ctrl}},
 		progBuiltin:  {has: []string{runtime}, hasNot: []string{informers, clientset, crCache}},
@@ -90,7 +96,10 @@ func TestProgramsLinkOnlyTheirKind(t *testing.T) {
 // ConfigMaps of 20 KB; the data adds to RssAnon; client-go's program holds
 // more than the floors' before any object (its clientset and informers).
 // The node agent (examples/builtin) syncs its node's pods and none, and
-// exits 0 once interrupted.
+// exits 0 once interrupted. The metadata part's contenders sync the same
+// ConfigMaps, each reading under 5% of the full syncer's bytes, and the
+// unstructured ones sync them too; kube-apiserver's CPU is measured for
+// each run.
 func TestContendersRunInTheirOwnPrograms(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the programs and starts etcd and kube-apiserver; skipped with -short")
@@ -99,7 +108,7 @@ func TestContendersRunInTheirOwnPrograms(t *testing.T) {
 	defer cancel()
 	srv := testbed.Start(t)
 	dir := t.TempDir()
-	bins, err := buildPrograms(ctx, filepath.Join(dir, "bin"), []string{progFloor, progOurs, progClientGo, progBuiltin})
+	bins, err := buildPrograms(ctx, filepath.Join(dir, "bin"), []string{progFloor, progOurs, progClientGo, progBuiltin, progDynamic, progCRCache})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,6 +157,31 @@ func TestContendersRunInTheirOwnPrograms(t *testing.T) {
 	}
 	if d := idle[clientGoWatch].Sync.HWMBytes - idle[keepAll].Sync.HWMBytes; d < 5*driver.MiB {
 		t.Errorf("idle: client-go's program peaks %.1f MiB over the floors'", float64(d)/driver.MiB)
+	}
+
+	mb := *b
+	mb.measureServer = true
+	if mb.servers, mb.apiserver = driver.ServerPIDs(); mb.apiserver == 0 {
+		t.Fatal("kube-apiserver's process not found")
+	}
+	read := map[string]int64{}
+	for _, c := range slices.Concat(metaContenders, unstructuredContenders) {
+		if strings.HasSuffix(c.Name, noGzip) {
+			continue
+		}
+		r, err := mb.runOne(ctx, c, 1)
+		if err != nil {
+			t.Fatalf("%s: %v", c.Name, err)
+		}
+		if r.Sync.Objects != o.n || r.Server == nil || r.Server.CPU <= 0 || r.Server.AllocatedBytes <= 0 {
+			t.Errorf("%s: %d objects, apiserver cost %+v", c.Name, r.Sync.Objects, r.Server)
+		}
+		read[c.Name] = r.Sync.BytesRead
+	}
+	for _, name := range []string{oursMetadata, oursProjected, clientGoMetadata, crMetadata} {
+		if read[name] <= 0 || read[name] > read[ours]/20 {
+			t.Errorf("%s read %d B from the server, the full syncer %d", name, read[name], read[ours])
+		}
 	}
 
 	agents, err := b.agentRounds(ctx)

@@ -49,7 +49,9 @@ var machineKeys = []string{"time_vs_floor", "rss_vs_keepall", "rss_vs_clientgo",
 	"shard_time_vs_unsharded", "shard_rss_vs_unsharded", "shard_server_cpu_vs_unsharded", "cr_time_vs_cache", "cr_rss_vs_cache", "cold_server_cpu_vs_clientgo_best", "wave_warm_cpu_vs_clientgo", "wave_warm_cpu_vs_clientgo_list", "apiserver_restart_cpu_vs_clientgo", "takeover_s",
 	"proj_time_vs_floor_read", "proj_rss_vs_clientgo_strip", "proj_cpu_per_event_vs_floor_decode", "proj_crd_time_vs_full", "proj_crd_rss_vs_full",
 	"idle_rss_ours", "idle_rss_clientgo", "idle_rss_floor", "idle_rss_cr_cache", "idle_rss_cr_syncer", "agent_idle_rss", "agent_rss",
-	"ryow_dups", "ryow_reconcile_time_vs_off", "ryow_wait_p99_vs_cache", "ryow_cache_reconcile_time_vs_off"}
+	"ryow_dups", "ryow_reconcile_time_vs_off", "ryow_wait_p99_vs_cache", "ryow_cache_reconcile_time_vs_off",
+	"meta_time_vs_best_peer", "meta_rss_vs_best_peer", "meta_server_cpu_vs_best_peer", "meta_bytes_vs_full",
+	"unstructured_time_vs_dynamic", "unstructured_rss_vs_dynamic", "idle_rss_dynamic"}
 
 // outcome is what the parts of the benchmark measured; empty for a part
 // that did not run.
@@ -66,6 +68,8 @@ type outcome struct {
 	restarts []restartRun
 	// projection is the projection part's; empty when it did not run.
 	projection projectionOutcome
+	// metadata is the metadata part's; empty when it did not run.
+	metadata metadataOutcome
 	// consistency is the consistency part's runs.
 	consistency []childload.Outcome
 	agents      int
@@ -114,7 +118,11 @@ func report(w io.Writer, setup string, out outcome) {
 	prs := driver.Summarize(out.projection.crs, namesOf(projCRDContenders))
 	pcs := append(projectionComparisons(pss, prs), agentComparisons(out.projection.agents)...)
 	reportProjection(w, out.projection, pss, prs, pcs)
+	mss := driver.Summarize(out.metadata.meta, namesOf(metaContenders))
+	uss := driver.Summarize(out.metadata.unstructured, namesOf(unstructuredContenders))
+	mcs := metadataComparisons(mss, uss)
+	reportMetadata(w, out.metadata, mss, uss, mcs)
 	rycs := consistencyComparisons(out.consistency)
 	reportConsistency(w, out.consistency, rycs)
-	fmt.Fprintln(w, driver.MachineLine(slices.Concat(cs, scs, svcs, ccs, wcs, shcs, wvcs, rcs, fcs, pcs, rycs), machineKeys))
+	fmt.Fprintln(w, driver.MachineLine(slices.Concat(cs, scs, svcs, ccs, wcs, shcs, wvcs, rcs, fcs, pcs, rycs, mcs), machineKeys))
 }

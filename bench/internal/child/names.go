@@ -19,6 +19,7 @@ const (
 	ClientGoSlow      = "client-go-slow-handler"
 	ClientGoStrip     = "client-go-watchlist-strip"
 	ClientGoDynamic   = "client-go-dynamic"
+	ClientGoMetadata  = "client-go-metadata"
 	Ours              = "ours"
 	OursStrip         = "ours-strip"
 	OursSlow          = "ours-slow-handler"
@@ -28,8 +29,11 @@ const (
 	OursList          = "ours-list"
 	OursWatchList     = "ours-watchlist"
 	OursProjected     = "ours-projected"
+	OursMetadata      = "ours-metadata"
+	OursUnstructured  = "ours-unstructured"
 	CRCache           = "cr-cache"
 	CRSyncer          = "cr-syncer"
+	CRMetadata        = "cr-metadata"
 )
 
 // NoGzip ends the name of a client-go contender run with compression off

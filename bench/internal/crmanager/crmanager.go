@@ -36,11 +36,12 @@ func Main(src Source) {
 		if resource != child.Widgets {
 			return child.Outcome{}, fmt.Errorf("%s syncs widgets, not %s", contender, resource)
 		}
-		return run(ctx, e, src)
+		return Run(ctx, e, src)
 	})
 }
 
-func run(ctx context.Context, e *child.Env, src Source) (child.Outcome, error) {
+// Run runs the Manager with src until every widget was reconciled once.
+func Run(ctx context.Context, e *child.Env, src Source) (child.Outcome, error) {
 	scheme := kruntime.NewScheme()
 	if err := shopv1alpha1.AddToScheme(scheme); err != nil {
 		return child.Outcome{}, err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	goruntime "runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -98,5 +99,44 @@ func TestAnonSamplerKeepsThePeak(t *testing.T) {
 	}
 	if peak := s.Stop(); peak < 64<<20 || now >= 32<<20 {
 		t.Errorf("peak RssAnon %d MiB, now %d MiB; want 64 MiB or more, then less than 32", peak>>20, now>>20)
+	}
+}
+
+func TestParseSchedstat(t *testing.T) {
+	if d, err := parseSchedstat("1072959 1876287 16\n"); err != nil || d != 1072959*time.Nanosecond {
+		t.Errorf("parseSchedstat = %v, %v", d, err)
+	}
+	for _, bad := range []string{"", "1 2", "x 2 3", "-1 2 3", "1 2 3 4"} {
+		if _, err := parseSchedstat(bad); err == nil {
+			t.Errorf("parseSchedstat(%q) gave no error", bad)
+		}
+	}
+}
+
+// ThreadCPU counts what the threads of a process ran: a spin of 30 ms of
+// CPU (as getrusage counts it) on another thread shows in full.
+func TestThreadCPUOfSelf(t *testing.T) {
+	before, err := ThreadCPU(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		goruntime.LockOSThread() // a thread of its own, which lives on after
+		defer goruntime.UnlockOSThread()
+		for c0 := CPUTime(); CPUTime()-c0 < 30*time.Millisecond; {
+		}
+		close(done)
+	}()
+	<-done
+	after, err := ThreadCPU(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := after - before; d < 29*time.Millisecond || d > 10*time.Second {
+		t.Errorf("ThreadCPU grew by %v over a spin of 30 ms of CPU", d)
+	}
+	if _, err := ThreadCPU(1 << 30); err == nil {
+		t.Error("ThreadCPU of no process: no error")
 	}
 }

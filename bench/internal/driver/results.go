@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Result is one child run of one contender.
@@ -19,10 +20,21 @@ type Result struct {
 	// resident memory that is not file pages, the binary's own code among
 	// them.
 	AnonBytes int64
+	// Server is what kube-apiserver paid from the child's start of work
+	// to its synced report, for the parts that measure it; nil otherwise.
+	Server    *ServerCost
 	Steady    *SteadyReport
 	WriteRate float64 // updates per second the parent wrote in the steady state
 	Pool      int     // objects the steady state's updates cycle over
 	Exit      ExitReport
+}
+
+// ServerCost is what kube-apiserver paid for one run: its CPU time
+// (utime+stime of /proc/<pid>/stat) and the bytes it allocated
+// (go_memstats_alloc_bytes_total of its /metrics).
+type ServerCost struct {
+	CPU            time.Duration
+	AllocatedBytes float64
 }
 
 // Summary holds the medians over the rounds of one contender; NaN where
@@ -40,6 +52,8 @@ type Summary struct {
 	AllocMiB     float64
 	ReadMiB      float64 // read from the server's sockets up to synced
 	StoreMiB     float64 // what our syncer's store says it holds at sync (Store.Bytes); NaN for others
+	ServerCPU    float64 // kube-apiserver's CPU seconds for the sync; NaN where not measured
+	ServerMiB    float64 // the MiB kube-apiserver allocated for the sync; NaN where not measured
 	Objects      float64
 	CPUPer1k     float64 // CPU seconds per 1,000 events in the steady state
 	LagP50ms     float64
@@ -148,6 +162,18 @@ func summarizeOne(name string, rs []Result) Summary {
 		StoreMiB: med(func(r Result) (float64, bool) {
 			return float64(r.Sync.StoreBytes) / MiB, r.Sync.StoreBytes > 0
 		}),
+		ServerCPU: med(func(r Result) (float64, bool) {
+			if r.Server == nil {
+				return 0, false
+			}
+			return r.Server.CPU.Seconds(), true
+		}),
+		ServerMiB: med(func(r Result) (float64, bool) {
+			if r.Server == nil {
+				return 0, false
+			}
+			return r.Server.AllocatedBytes / MiB, true
+		}),
 		Objects:      med(always(func(r Result) float64 { return float64(r.Sync.Objects) })),
 		CPUPer1k:     med(steady(func(s *SteadyReport) float64 { return s.CPUSeconds / float64(s.Events) * 1000 })),
 		LagP50ms:     med(steady(func(s *SteadyReport) float64 { return s.LagP50Seconds * 1000 })),
@@ -190,6 +216,7 @@ func Find(ss []Summary, name string) Summary {
 	}
 	nan := math.NaN()
 	return Summary{Contender: name, SyncSeconds: nan, SyncMin: nan, SyncMax: nan, HWMSyncMiB: nan, IdleMiB: nan, AnonMiB: nan, hwmExitMiB: nan, AllocMiB: nan, ReadMiB: nan, StoreMiB: nan,
+		ServerCPU: nan, ServerMiB: nan,
 		Objects: nan, CPUPer1k: nan, LagP50ms: nan, LagP99ms: nan, SteadyEvents: nan, WriteRate: nan,
 		HWMSteadyMiB: nan, LiveHeapMiB: nan, Requests: nan, Restarts: nan, SlowCalls: nan, SlowCallMs: nan, SlowPending: nan, SlowMaxDepth: nan, Pool: nan}
 }

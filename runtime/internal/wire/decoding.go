@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"reflect"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -102,7 +103,8 @@ func (f fastDecoding) SupportedMediaTypes() []kruntime.SerializerInfo {
 		case kruntime.ContentTypeJSON:
 			info.Serializer = jsonObjectDecoder{Serializer: info.Serializer, gvk: f.gvk,
 				apiVersion: apiVersion, elemType: f.elemType, partial: f.partial,
-				ownJSON: reflect.PointerTo(f.elemType).Implements(reflect.TypeFor[json.Unmarshaler]())}
+				ownJSON:      reflect.PointerTo(f.elemType).Implements(reflect.TypeFor[json.Unmarshaler]()),
+				unstructured: f.elemType == reflect.TypeFor[unstructured.Unstructured]()}
 			if info.StreamSerializer != nil {
 				events = jsonWatchEventDecoder{Serializer: info.StreamSerializer.Serializer, gvk: f.eventGVK}
 			}

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	kjson "sigs.k8s.io/json"
@@ -40,11 +41,25 @@ type jsonObjectDecoder struct {
 	// types check the syntax themselves as they read.
 	ownJSON bool
 	partial bool // PartialObjectMetadata counts as the decoder's kind
+	// unstructured: elemType is unstructured.Unstructured, whose objects
+	// and lists decodeObject and decodeList decode (unstructured.go).
+	unstructured bool
 }
 
 func (d jsonObjectDecoder) Decode(data []byte, defaults *schema.GroupVersionKind, into kruntime.Object) (kruntime.Object, *schema.GroupVersionKind, error) {
+	if l, ok := into.(*unstructured.UnstructuredList); ok && d.unstructured && l.Object == nil && l.Items == nil {
+		if gvk, ok := decodeList(data, l); ok {
+			return l, gvk, nil
+		}
+	}
 	if into == nil && d.ownKind(data) {
 		obj := reflect.New(d.elemType).Interface()
+		if d.unstructured {
+			if m, ok := decodeObject(data); ok {
+				obj.(kruntime.Unstructured).SetUnstructuredContent(m)
+				return obj.(kruntime.Object), d.gvk, nil
+			}
+		}
 		// What the wrapped serializer calls for an object of a registered
 		// kind. On an error it is asked again, for its own error.
 		var err error

@@ -2,8 +2,11 @@
 // client-go's SharedIndexInformer over the resource, built as its users
 // build it: a clientset and a generated informer for built-in types, a
 // ListWatch on a typed REST client for widgets (what informer-gen
-// generates), a dynamic informer. It links client-go (its clientset and
-// informers) and nothing of syncer-gen's runtime or controller-runtime.
+// generates), a dynamic informer (dynamicinformer: unstructured objects)
+// and a metadata informer (metadatainformer: PartialObjectMetadata). It
+// links client-go (its clientset and informers, which dynamicinformer and
+// metadatainformer import too) and nothing of syncer-gen's runtime or
+// controller-runtime.
 // Whether the reflector uses WatchList follows KUBE_FEATURE_WatchListClient,
 // which the parent sets. The parent runs it as bench/internal/child says.
 package main
@@ -19,10 +22,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	corev1informers "k8s.io/client-go/informers/core/v1"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 )
@@ -30,6 +36,14 @@ import (
 func main() { child.Main(run) }
 
 func run(ctx context.Context, contender, resource string, e *child.Env) (child.Outcome, error) {
+	if gvr, ok := builtin[resource]; ok {
+		switch contender {
+		case child.ClientGoMetadata:
+			return runInformer[*metav1.PartialObjectMetadata](ctx, e, metadataInformer(gvr))
+		case child.ClientGoDynamic:
+			return runInformer[*unstructured.Unstructured](ctx, e, dynamicInformer(gvr))
+		}
+	}
 	switch resource {
 	case child.ConfigMaps:
 		return typed[*corev1.ConfigMap](ctx, contender, e, corev1informers.NewFilteredConfigMapInformer)
@@ -58,6 +72,40 @@ func typed[P metav1.Object](ctx context.Context, contender string, e *child.Env,
 		return runInformer[P](ctx, e, stripping(typedInformer(newInformer)))
 	}
 	return child.Outcome{}, fmt.Errorf("unknown contender %q", contender)
+}
+
+// builtin are the built-in resources of the untyped informers.
+var builtin = map[string]schema.GroupVersionResource{
+	child.ConfigMaps: corev1.SchemeGroupVersion.WithResource("configmaps"),
+	child.Secrets:    corev1.SchemeGroupVersion.WithResource("secrets"),
+	child.Pods:       corev1.SchemeGroupVersion.WithResource("pods"),
+}
+
+// metadataInformer makes client-go's metadata informers of gvr
+// (metadatainformer: the metadata client asks for PartialObjectMetadata,
+// in protobuf), with no indexes.
+func metadataInformer(gvr schema.GroupVersionResource) newInformerFunc {
+	return func(cfg *rest.Config, ns, fieldSelector string) (cache.SharedIndexInformer, error) {
+		client, err := metadata.NewForConfig(cfg)
+		if err != nil {
+			return nil, err
+		}
+		return metadatainformer.NewFilteredMetadataInformer(client, gvr, ns, 0, cache.Indexers{},
+			func(o *metav1.ListOptions) { o.FieldSelector = fieldSelector }).Informer(), nil
+	}
+}
+
+// dynamicInformer makes client-go's dynamic informers of gvr
+// (dynamicinformer: unstructured objects, JSON), with no indexes.
+func dynamicInformer(gvr schema.GroupVersionResource) newInformerFunc {
+	return func(cfg *rest.Config, ns, fieldSelector string) (cache.SharedIndexInformer, error) {
+		client, err := dynamic.NewForConfig(cfg)
+		if err != nil {
+			return nil, err
+		}
+		return dynamicinformer.NewFilteredDynamicInformer(client, gvr, ns, 0, cache.Indexers{},
+			func(o *metav1.ListOptions) { o.FieldSelector = fieldSelector }).Informer(), nil
+	}
 }
 
 // newWidgetInformer is the informer that informer-gen would generate for

@@ -1,8 +1,8 @@
 // Command ours is the bench's syncer-gen contenders (see bench/doc.go):
 // the syncers syncer-gen generates for the examples, over the runtime,
 // with the options each contender names. It links the runtime and the
-// generated packages (examples/builtin/syncers/core/v1 for ConfigMaps,
-// Pods and their NodePod projection, examples/crd/syncers for Widgets and
+// generated packages (examples/builtin/syncers/core/v1 for ConfigMaps and
+// their ConfigMapMeta projection, Pods and their NodePod projection, examples/crd/syncers for Widgets and
 // their WidgetView), as a program using them does, and nothing of
 // client-go's informers or controller-runtime. The parent runs it as
 // bench/internal/child says.
@@ -13,6 +13,7 @@ import (
 	"fmt"
 
 	"github.com/syncer-gen/syncer-gen/bench/internal/child"
+	"github.com/syncer-gen/syncer-gen/bench/internal/oursrun"
 	coresyncers "github.com/syncer-gen/syncer-gen/examples/builtin/syncers/core/v1"
 	shopv1alpha1 "github.com/syncer-gen/syncer-gen/examples/crd/api/shop/v1alpha1"
 	shopsyncers "github.com/syncer-gen/syncer-gen/examples/crd/syncers/shop/v1alpha1"
@@ -28,7 +29,9 @@ func main() { child.Main(run) }
 // ours-projected, the projected syncer of the projection part's pods
 // (NodePod: a node agent's fields, labels among them, which the steady
 // state's lag handler reads) or widgets (WidgetView), each with the
-// indexes of the full syncer it is measured against.
+// indexes of the full syncer it is measured against, or of the metadata
+// part's ConfigMaps (ConfigMapMeta: labels, annotations and owners, which
+// asks for PartialObjectMetadata).
 func run(ctx context.Context, contender, resource string, e *child.Env) (child.Outcome, error) {
 	opts, err := options(contender)
 	if err != nil {
@@ -36,18 +39,20 @@ func run(ctx context.Context, contender, resource string, e *child.Env) (child.O
 	}
 	projected := contender == child.OursProjected
 	switch {
+	case resource == child.ConfigMaps && projected:
+		return oursrun.Run(ctx, e, newConfigMapMetaSyncer, opts...)
 	case resource == child.ConfigMaps:
-		return runOurs(ctx, e, newConfigMapSyncer, opts...)
+		return oursrun.Run(ctx, e, newConfigMapSyncer, opts...)
 	case resource == child.Secrets:
-		return runOurs(ctx, e, newSecretSyncer, opts...)
+		return oursrun.Run(ctx, e, newSecretSyncer, opts...)
 	case resource == child.ProjPods && projected:
-		return runOurs(ctx, e, newNodePodSyncer, opts...)
+		return oursrun.Run(ctx, e, newNodePodSyncer, opts...)
 	case resource == child.Pods || resource == child.ProjPods:
-		return runOurs(ctx, e, newPodSyncer, opts...)
+		return oursrun.Run(ctx, e, newPodSyncer, opts...)
 	case resource == child.ProjWidgets && projected:
-		return runOurs(ctx, e, newWidgetViewSyncer, opts...)
+		return oursrun.Run(ctx, e, newWidgetViewSyncer, opts...)
 	case resource == child.Widgets || resource == child.ProjWidgets:
-		return runOurs(ctx, e, newWidgetSyncer, opts...)
+		return oursrun.Run(ctx, e, newWidgetSyncer, opts...)
 	}
 	return child.Outcome{}, fmt.Errorf("no syncer of %s", resource)
 }
@@ -82,6 +87,14 @@ func newSecretSyncer(cfg *rest.Config, opts ...runtime.Option) (*runtime.Syncer[
 
 func newConfigMapSyncer(cfg *rest.Config, opts ...runtime.Option) (*runtime.Syncer[*corev1.ConfigMap], error) {
 	s, err := coresyncers.NewConfigMapSyncer(cfg, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return s.Syncer, nil
+}
+
+func newConfigMapMetaSyncer(cfg *rest.Config, opts ...runtime.Option) (*runtime.Syncer[*coresyncers.ConfigMapMeta], error) {
+	s, err := coresyncers.NewConfigMapMetaSyncer(cfg, opts...)
 	if err != nil {
 		return nil, err
 	}

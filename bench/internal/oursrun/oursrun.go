@@ -1,4 +1,9 @@
-package main
+// Package oursrun runs one of our syncers as a bench contender: the ours
+// program's generated syncers and the dynamic program's metadata and
+// unstructured syncers (package dynamicsyncer) sync, count and report the
+// same way. It links the runtime and nothing of client-go's informers or
+// controller-runtime.
+package oursrun
 
 import (
 	"context"
@@ -10,9 +15,9 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// runOurs runs our syncer until it has synced, with the slow handler and
-// the probe as its Metrics when the contender has one.
-func runOurs[P runtime.Object](ctx context.Context, e *child.Env,
+// Run runs our syncer until it has synced, with the slow handler and the
+// probe as its Metrics when the contender has one.
+func Run[P runtime.Object](ctx context.Context, e *child.Env,
 	newSyncer func(*rest.Config, ...runtime.Option) (*runtime.Syncer[P], error), opts ...runtime.Option) (child.Outcome, error) {
 	opts = append([]runtime.Option{runtime.WithNamespace(e.Namespace)}, opts...)
 	if e.Slow != nil {
