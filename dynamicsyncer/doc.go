@@ -18,11 +18,11 @@
 //     strings, bools, int64 and float64 numbers), kept losslessly across
 //     a warm restart.
 //
-// A Resolver finds the runtime.Resource of a group, version and resource
-// (or kind) through the server's discovery; a program that knows it can
-// write it instead:
+// Package resolve's Resolver finds the runtime.Resource of a group,
+// version and resource (or kind) through the server's discovery; a program
+// that knows it writes it instead, and links no discovery:
 //
-//	r, err := dynamicsyncer.NewResolver(cfg)
+//	r, err := resolve.NewResolver(cfg)
 //	res, err := r.Kind(schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"})
 //	deployments, err := dynamicsyncer.NewMetadata(cfg, res,
 //		runtime.WithIndex("app", func(m *metav1.PartialObjectMetadata) []string { return []string{m.Labels["app"]} }))

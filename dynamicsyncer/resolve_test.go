@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/syncer-gen/syncer-gen/dynamicsyncer"
+	"github.com/syncer-gen/syncer-gen/dynamicsyncer/resolve"
 	"github.com/syncer-gen/syncer-gen/internal/testbed"
 	"github.com/syncer-gen/syncer-gen/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -16,7 +16,7 @@ import (
 // watched, and finds a CRD installed after it first looked.
 func TestResolver(t *testing.T) {
 	srv := testbed.Shared(t)
-	r, err := dynamicsyncer.NewResolver(srv.Config())
+	r, err := resolve.NewResolver(srv.Config())
 	if err != nil {
 		t.Fatal(err)
 	}

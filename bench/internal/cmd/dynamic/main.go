@@ -25,7 +25,7 @@ func main() { child.Main(run) }
 
 // kinds are the built-in resources the program syncs: a program that knows
 // a resource's name, kind and scope writes its runtime.Resource, as these,
-// where one that does not asks a dynamicsyncer.Resolver (discovery).
+// where one that does not asks a resolve.Resolver (package dynamicsyncer/resolve) (discovery).
 var kinds = map[string]runtime.Resource{
 	child.ConfigMaps: {Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true},
 	child.Secrets:    {Version: "v1", Resource: "secrets", Kind: "Secret", Namespaced: true},
