@@ -31,10 +31,6 @@ func benchMain(args []string) error {
 		<-ctx.Done()
 		stop() // a second interrupt kills at once; the kernel then ends every child
 	}()
-	exe, err := os.Executable()
-	if err != nil {
-		return err
-	}
 	if o.profileDir != "" {
 		if err := os.MkdirAll(o.profileDir, 0o755); err != nil {
 			return err
@@ -49,6 +45,10 @@ func benchMain(args []string) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
+	bins, err := buildPrograms(ctx, filepath.Join(dir, "bin"), programNames)
+	if err != nil {
+		return err
+	}
 	srv, err := launch(ctx, dir, o)
 	if err != nil {
 		return err
@@ -74,7 +74,10 @@ func benchMain(args []string) error {
 	if err := populate(ctx, cs, cs.CoreV1().RESTClient(), o, res); err != nil {
 		return err
 	}
-	b := &bench{o: o, exe: exe, kubeconfig: kubeconfig, cs: cs, res: res, cfg: srv.Config(), srv: srv, dir: dir, pop: newPopulation(o.n)}
+	if err := createNamespace(ctx, cs, idleNamespace); err != nil {
+		return err
+	}
+	b := &bench{o: o, bins: bins, kubeconfig: kubeconfig, cs: cs, res: res, cfg: srv.Config(), srv: srv, dir: dir, pop: newPopulation(o.n)}
 	b.servers, b.apiserver = driver.ServerPIDs()
 	if len(b.servers) != 2 {
 		fmt.Fprintf(os.Stderr, "warning: found %d of the test bed's 2 processes; not waiting for them to go idle between runs\n", len(b.servers))
@@ -149,6 +152,16 @@ func benchMain(args []string) error {
 			return err
 		}
 	}
+	if o.runs(partMetadata) {
+		if out.metadata, err = b.metadataRounds(ctx); err != nil {
+			return err
+		}
+	}
+	if o.runs(partConsistency) {
+		if out.consistency, err = b.consistencyRounds(ctx); err != nil {
+			return err
+		}
+	}
 	out.pods = o.n
 	report(os.Stdout, setup, out)
 	if o.charts != "" && o.profileDir == "" {
@@ -161,10 +174,22 @@ func benchMain(args []string) error {
 	return nil
 }
 
-// runRounds runs every contender of cs once per round, one at a time,
-// each once the servers are idle; label starts its progress lines.
+// runRounds runs every contender of cs once on an empty namespace (an
+// idle run), then once per round, one at a time, each once the servers are
+// idle; label starts its progress lines.
 func (b *bench) runRounds(ctx context.Context, label string, cs []driver.Contender) ([]driver.Result, error) {
 	var rs []driver.Result
+	for _, c := range cs {
+		if err := b.quiesce(ctx, c.Name); err != nil {
+			return nil, err
+		}
+		r, err := b.runIdle(ctx, c)
+		if err != nil {
+			return nil, fmt.Errorf("%sidle, %s: %w", label, c.Name, err)
+		}
+		fmt.Fprintf(os.Stderr, "%sidle %s\n", label, describeResult(r))
+		rs = append(rs, r)
+	}
 	for round := 1; round <= b.o.rounds; round++ {
 		for _, c := range roundOrder(cs, round) {
 			if err := b.quiesce(ctx, c.Name); err != nil {
@@ -218,11 +243,15 @@ func envOr(k, def string) string {
 
 func describeResult(r driver.Result) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-20s synced %d in %.3fs, peak RSS %.1f MiB (exit %.1f), allocated %.0f MiB, %d GCs",
-		r.Contender, r.Sync.Objects, r.Sync.SyncSeconds, float64(r.Sync.HWMBytes)/driver.MiB,
+	fmt.Fprintf(&b, "%-20s synced %d in %.3fs, peak RSS %.1f MiB (RssAnon %.1f; exit %.1f), allocated %.0f MiB, %d GCs",
+		r.Contender, r.Sync.Objects, r.Sync.SyncSeconds, float64(r.Sync.HWMBytes)/driver.MiB, float64(r.AnonBytes)/driver.MiB,
 		float64(r.Exit.HWMBytes)/driver.MiB, float64(r.Sync.TotalAllocBytes)/driver.MiB, r.Sync.NumGC)
 	if r.Sync.Note != "" {
 		fmt.Fprintf(&b, ", %s", r.Sync.Note)
+	}
+	if r.Server != nil {
+		fmt.Fprintf(&b, "; read %.2f MiB; kube-apiserver CPU %.3fs, allocated %.0f MiB", float64(r.Sync.BytesRead)/driver.MiB,
+			r.Server.CPU.Seconds(), r.Server.AllocatedBytes/driver.MiB)
 	}
 	if s := r.Steady; s != nil {
 		fmt.Fprintf(&b, "; steady: %d events, %.3f CPU s/1k, lag p50 %.1f ms p99 %.1f ms",

@@ -122,10 +122,14 @@ func TestChartsOfAnOutcome(t *testing.T) {
 		restarts: []restartRun{{contender: restartIdle, cpu: time.Second}, {contender: ours, cpu: time.Second}, {contender: clientGoWatch, cpu: 3 * time.Second}},
 		fleet:    []fleetRun{{takeover: 6.5}, {takeover: 6.7}},
 		projection: projectionOutcome{pods: []driver.Result{r(floorRead, 0.5), r(clientGoStrip, 2), r(oursStrip, 1)},
-			crs: []driver.Result{r(ours, 1)}}}
+			crs: []driver.Result{r(ours, 1)}, agents: []agentRun{{nodeName: agentNoNode, peak: 15 * driver.MiB}, {nodeName: agentNode, pods: 250, peak: 25 * driver.MiB}}}}
 	out.projection.pods[2].Sync.StoreBytes = 30 * driver.MiB
+	out.metadata = metadataOutcome{meta: []driver.Result{r(oursMetadata, 0.05), r(crMetadata, 0.07), r(ours, 2)},
+		unstructured: []driver.Result{r(oursUnstructured, 1.5), r(clientGoDynamic, 4.5)}}
+	out.metadata.meta[0].Server = &driver.ServerCost{CPU: 40 * time.Millisecond}
+	out.metadata.meta[1].Server = &driver.ServerCost{CPU: 50 * time.Millisecond}
 	cs := charts([]string{"run"}, out)
-	want := []string{partContenders, partWarm, partShard, partWave, partRestart, partFleet, partProjection}
+	want := []string{partContenders, partWarm, partShard, partWave, partRestart, partFleet, partProjection, partMetadata}
 	for _, part := range want {
 		if cs[part] == nil {
 			t.Errorf("no chart of the %s part", part)
@@ -147,8 +151,31 @@ func TestChartsOfAnOutcome(t *testing.T) {
 	if got := p.bars["pods: what our store holds (Store.Bytes), MiB"]; !slices.Equal(got, []string{oursStrip}) {
 		t.Errorf("projection: store bars %q, want ours-strip's alone", got)
 	}
+	if got := p.bars["examples/builtin as a node agent: peak RSS, MiB"]; !slices.Equal(got, []string{"node agent, idle", "node agent"}) {
+		t.Errorf("projection: node agent's bars %q", got)
+	}
+	out.projection.agents = nil
+	if bytes.Contains(charts([]string{"run"}, out)[partProjection].SVG(), []byte("as a node agent")) {
+		t.Error("projection: a node agent's panel where none ran")
+	}
 	if got := p.bars["widgets: time to synced, s"]; !slices.Equal(got, []string{"widgets: " + ours}) {
 		t.Errorf("projection: widgets' bars %q", got)
+	}
+	m := parseSVG(t, cs[partMetadata].SVG())
+	if got := m.bars["metadata: apiserver CPU, s"]; !slices.Equal(got, []string{oursMetadata, crMetadata}) {
+		t.Errorf("metadata: apiserver CPU bars %q, want those measured", got)
+	}
+	if got := m.refs["metadata: time to synced, s"]; !slices.Equal(got, []string{crMetadata}) {
+		t.Errorf("metadata: time references %q, want the peers that ran", got)
+	}
+	u := "unstructured: "
+	if got := m.bars["unstructured: time to synced, s"]; !slices.Equal(got, []string{u + oursUnstructured, u + clientGoDynamic}) {
+		t.Errorf("metadata: unstructured bars %q", got)
+	}
+	for name, kind := range map[string]string{oursMetadata: "ours", crMetadata: "client-go", u + clientGoDynamic: "client-go", u + oursUnstructured: "ours"} {
+		if m.kinds[name] != kind {
+			t.Errorf("metadata: %s drawn as %q, want %q", name, m.kinds[name], kind)
+		}
 	}
 	if got := cs[partRestart].Panels[0].Bars[0].Value; got != 0 {
 		t.Errorf("restart: ours drawn at %v s, want 0 over the start-up's own CPU", got)
@@ -157,7 +184,7 @@ func TestChartsOfAnOutcome(t *testing.T) {
 	if err := writeCharts(dir, []string{"run"}, out); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"bench-contenders.svg", "bench-warm.svg", "bench-shard.svg", "bench-wave.svg", "bench-restart.svg", "bench-fleet.svg", "bench-projection.svg"} {
+	for _, f := range []string{"bench-contenders.svg", "bench-warm.svg", "bench-shard.svg", "bench-wave.svg", "bench-restart.svg", "bench-fleet.svg", "bench-projection.svg", "bench-metadata.svg"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Error(err)
 		}

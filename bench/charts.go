@@ -19,6 +19,7 @@ func contendersChart(run []string, ss []driver.Summary) *driver.Chart {
 	return &driver.Chart{Title: "Contenders: medians over the rounds (lower is better)", Run: run, Panels: []driver.Panel{
 		driver.PanelOf("time to synced, s", 3, ss, driver.SyncTime, floorDecode, clientGoWatch),
 		driver.PanelOf("peak RSS at sync, MiB", 1, ss, driver.SyncRSS, keepAll, clientGoWatch),
+		driver.PanelOf("idle peak RSS (its program on no object), MiB", 1, ss, idleRSS, keepAll, clientGoWatch),
 		driver.PanelOf("allocated to sync, MiB", 0, ss, driver.Allocated, floorDecode, clientGoWatch),
 		driver.PanelOf("steady state: CPU s per 1,000 events", 3, ss, func(s driver.Summary) float64 { return s.CPUPer1k }, floorDecode, clientGoWatch),
 		driver.PanelOf("steady state: lag p99, ms", 1, ss, func(s driver.Summary) float64 { return s.LagP99ms }, floorDecode, clientGoWatch),
@@ -89,6 +90,7 @@ func crdChart(run []string, ss []driver.Summary) *driver.Chart {
 	return &driver.Chart{Title: "A CRD (JSON): medians over the rounds (lower is better)", Run: run, Panels: []driver.Panel{
 		driver.PanelOf("time to synced, s", 3, ss, driver.SyncTime, clientGoWatch),
 		driver.PanelOf("peak RSS at sync, MiB", 1, ss, driver.SyncRSS, clientGoWatch),
+		driver.PanelOf("idle peak RSS (its program on no widget), MiB", 1, ss, idleRSS, clientGoWatch),
 		driver.PanelOf("allocated to sync, MiB", 0, ss, driver.Allocated, clientGoWatch),
 	}}
 }
@@ -100,6 +102,9 @@ func warmChart(run []string, ss []driver.Summary) *driver.Chart {
 		driver.PanelOf("peak RSS at sync, MiB", 1, ss, driver.SyncRSS, ours, clientGoWatch),
 	}}
 }
+
+// idleRSS is a contender's idle peak RSS.
+func idleRSS(s driver.Summary) float64 { return s.IdleMiB }
 
 // charts returns the chart of each part that ran, by part.
 func charts(run []string, out outcome) map[string]*driver.Chart {
@@ -129,7 +134,11 @@ func charts(run []string, out outcome) map[string]*driver.Chart {
 		m[partFleet] = fleetChart(run, out.fleet)
 	}
 	if p := out.projection; len(p.pods) > 0 || len(p.crs) > 0 {
-		m[partProjection] = projectionChart(run, driver.Summarize(p.pods, namesOf(projContenders)), driver.Summarize(p.crs, namesOf(projCRDContenders)))
+		m[partProjection] = projectionChart(run, driver.Summarize(p.pods, namesOf(projContenders)), driver.Summarize(p.crs, namesOf(projCRDContenders)),
+			[]agentSummary{summarizeAgent(p.agents, agentNoNode), summarizeAgent(p.agents, agentNode)})
+	}
+	if md := out.metadata; len(md.meta) > 0 || len(md.unstructured) > 0 {
+		m[partMetadata] = metadataChart(run, driver.Summarize(md.meta, namesOf(metaContenders)), driver.Summarize(md.unstructured, namesOf(unstructuredContenders)))
 	}
 	return m
 }
@@ -137,7 +146,7 @@ func charts(run []string, out outcome) map[string]*driver.Chart {
 // projectionChart: the pods' figures against the floors and client-go with
 // its stripping transform, the bytes our stores hold, and the widgets'
 // projected syncer against the full one.
-func projectionChart(run []string, pods, crs []driver.Summary) *driver.Chart {
+func projectionChart(run []string, pods, crs []driver.Summary, agent []agentSummary) *driver.Chart {
 	store := func(s driver.Summary) float64 { return s.StoreMiB }
 	crPanel := func(metric string, decimals int, f func(driver.Summary) float64) driver.Panel {
 		p := driver.PanelOf(metric, decimals, crs, f, ours)
@@ -147,7 +156,7 @@ func projectionChart(run []string, pods, crs []driver.Summary) *driver.Chart {
 		p.Refs = []string{"widgets: " + ours}
 		return p
 	}
-	return &driver.Chart{Title: "Projection: Deployment-shaped pods and a CRD, projected against whole objects (lower is better)", Run: run, Panels: []driver.Panel{
+	c := &driver.Chart{Title: "Projection: Deployment-shaped pods and a CRD, projected against whole objects (lower is better)", Run: run, Panels: []driver.Panel{
 		driver.PanelOf("pods: time to synced, s", 3, pods, driver.SyncTime, floorRead, clientGoStrip),
 		driver.PanelOf("pods: peak RSS at sync, MiB", 1, pods, driver.SyncRSS, clientGoStrip),
 		driver.PanelOf("pods: allocated to sync, MiB", 0, pods, driver.Allocated, floorDecode, clientGoStrip),
@@ -157,6 +166,11 @@ func projectionChart(run []string, pods, crs []driver.Summary) *driver.Chart {
 		crPanel("widgets: peak RSS at sync, MiB", 1, driver.SyncRSS),
 		crPanel("widgets: what our store holds (Store.Bytes), MiB", 1, store),
 	}}
+	if peak := driver.PanelOf("examples/builtin as a node agent: peak RSS, MiB", 1, agent, func(s agentSummary) float64 { return s.peakMiB }); len(peak.Bars) > 0 {
+		c.Panels = append(c.Panels, peak,
+			driver.PanelOf("examples/builtin as a node agent: peak RssAnon, MiB", 1, agent, func(s agentSummary) float64 { return s.anonMiB }))
+	}
+	return c
 }
 
 // writeCharts writes dir/bench-<part>.svg for each part that ran.

@@ -7,18 +7,35 @@ import (
 	"github.com/syncer-gen/syncer-gen/bench/internal/driver"
 )
 
-// startChild re-executes this binary as contender c, with extra child flags.
-func startChild(exe string, c driver.Contender, o options, kubeconfig string, round int, extra ...string) (*driver.Child, error) {
-	args := []string{childCommand,
+// startChild runs contender c in its program (programOf), on the objects o
+// names, with extra flags (see child.ParseArgs).
+func (b *bench) startChild(c driver.Contender, o options, round int, extra ...string) (*driver.Child, error) {
+	prog, err := programOf(c.Name)
+	if err != nil {
+		return nil, err
+	}
+	return b.startProgram(prog, c, o, round, extra...)
+}
+
+// startProgram runs program prog as contender c.
+func (b *bench) startProgram(prog string, c driver.Contender, o options, round int, extra ...string) (*driver.Child, error) {
+	bin, ok := b.bins[prog]
+	if !ok {
+		return nil, fmt.Errorf("program %s not built", prog)
+	}
+	args := []string{
 		"-contender=" + c.Name,
 		"-resource=" + o.resource,
 		"-namespace=" + o.namespace,
-		"-kubeconfig=" + kubeconfig,
+		"-kubeconfig=" + b.kubeconfig,
 		"-want=" + strconv.Itoa(o.n),
 		"-timeout=" + o.timeout.String(),
+	}
+	if c.Slow {
+		args = append(args, "-slow")
 	}
 	if o.profileDir != "" {
 		args = append(args, "-profile="+o.profileDir, fmt.Sprintf("-tag=%s.r%d", c.Name, round))
 	}
-	return driver.StartProcess(exe, c, append(args, extra...))
+	return driver.StartProcess(bin, c, append(args, extra...))
 }

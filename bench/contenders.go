@@ -3,22 +3,36 @@ package main
 import (
 	"strings"
 
+	"github.com/syncer-gen/syncer-gen/bench/internal/child"
 	"github.com/syncer-gen/syncer-gen/bench/internal/driver"
-	"k8s.io/client-go/rest"
 )
 
-// Names of the contenders the ratios are computed from.
+// The contenders' names, as the programs that run them know them.
 const (
-	floorRead     = "floor-read"
-	floorDecode   = "floor-decode"
-	keepAll       = "keep-all"
-	clientGoWatch = "client-go-watchlist"
-	clientGoList  = "client-go-list"
-	ours          = "ours"
-	oursStrip     = "ours-strip"
-	oursSlow      = "ours-slow-handler"
-	clientGoSlow  = "client-go-slow-handler"
-	watchListGate = "KUBE_FEATURE_WatchListClient"
+	floorRead         = child.FloorRead
+	floorDecode       = child.FloorDecode
+	keepAll           = child.KeepAll
+	clientGoWatch     = child.ClientGoWatch
+	clientGoList      = child.ClientGoList
+	clientGoSlow      = child.ClientGoSlow
+	clientGoStrip     = child.ClientGoStrip
+	clientGoDynamic   = child.ClientGoDynamic
+	clientGoMetadata  = child.ClientGoMetadata
+	ours              = child.Ours
+	oursStrip         = child.OursStrip
+	oursSlow          = child.OursSlow
+	oursWarm          = child.OursWarm
+	oursWarmNewServer = child.OursWarmNewServer
+	oursCompressed    = child.OursCompressed
+	oursList          = child.OursList
+	oursWatchList     = child.OursWatchList
+	oursProjected     = child.OursProjected
+	oursMetadata      = child.OursMetadata
+	oursUnstructured  = child.OursUnstructured
+	crCache           = child.CRCache
+	crSyncer          = child.CRSyncer
+	crMetadata        = child.CRMetadata
+	watchListGate     = "KUBE_FEATURE_WatchListClient"
 
 	clientGoWatchNoGzip = clientGoWatch + noGzip
 	clientGoListNoGzip  = clientGoList + noGzip
@@ -28,25 +42,15 @@ const (
 // noGzip ends the name of a client-go contender run with compression off
 // (rest.Config.DisableCompression: its transport does not ask for gzip),
 // as ours asks by default: a ratio of ours against client-go then measures
-// the syncer, against the same contender without it gzip too. The child
-// runs the contender its name names without the suffix (runAs).
-const noGzip = "-nogzip"
+// the syncer, against the same contender without it gzip too. The program
+// runs the contender its name names without the suffix (child.RunAs).
+const noGzip = child.NoGzip
 
 // withoutGzip returns c run with compression off.
 func withoutGzip(c driver.Contender) driver.Contender {
 	c.Name += noGzip
 	c.What += "; compression off (rest.Config.DisableCompression), as ours by default"
 	return c
-}
-
-// runAs returns the contender a child runs for name, turning compression
-// off on cfg for a name that ends in noGzip.
-func runAs(name string, cfg *rest.Config) string {
-	base, off := strings.CutSuffix(name, noGzip)
-	if off {
-		cfg.DisableCompression = true
-	}
-	return base
 }
 
 var contenders = andWithoutGzip([]driver.Contender{
@@ -81,7 +85,7 @@ func andWithoutGzip(cs []driver.Contender) []driver.Contender {
 // isClientGo tells whether a contender is client-go's (controller-runtime's
 // cache is client-go's informer too).
 func isClientGo(name string) bool {
-	return strings.HasPrefix(name, "client-go") || strings.HasPrefix(name, crCache)
+	return strings.HasPrefix(name, "client-go") || strings.HasPrefix(name, crCache) || strings.HasPrefix(name, crMetadata)
 }
 
 func contenderNames() []string { return namesOf(contenders) }

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/syncer-gen/syncer-gen/bench/internal/child"
+	"github.com/syncer-gen/syncer-gen/bench/internal/widgetclient"
 	"io"
 	"math"
 	"time"
@@ -10,17 +12,7 @@ import (
 	"github.com/syncer-gen/syncer-gen/bench/internal/driver"
 	shopv1alpha1 "github.com/syncer-gen/syncer-gen/examples/crd/api/shop/v1alpha1"
 	crdmanifest "github.com/syncer-gen/syncer-gen/examples/crd/config/crd"
-	shopsyncers "github.com/syncer-gen/syncer-gen/examples/crd/syncers/shop/v1alpha1"
-	"github.com/syncer-gen/syncer-gen/runtime"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
-	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/dynamic/dynamicinformer"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/cache"
 )
 
 // The CRD part: the examples' Widget custom resource (JSON only, as every
@@ -28,10 +20,7 @@ import (
 // annotation), synced by our generated WidgetSyncer and by client-go's
 // informer over the same Go type.
 
-const (
-	clientGoDynamic   = "client-go-dynamic"
-	payloadAnnotation = "bench.syncer-gen.io/payload"
-)
+const payloadAnnotation = "bench.syncer-gen.io/payload"
 
 var crdContenders = andWithoutGzip([]driver.Contender{
 	{Name: ours, What: "syncer-gen's generated WidgetSyncer (examples/crd), default options: its indexes ByOwner and ByColor"},
@@ -46,7 +35,7 @@ var crdContenders = andWithoutGzip([]driver.Contender{
 })
 
 var widgets = resource{
-	plural: "widgets",
+	plural: child.Widgets,
 	newObject: func(ns, name, payload string) kruntime.Object {
 		w := &shopv1alpha1.Widget{ObjectMeta: objectMeta(ns, name),
 			Spec: shopv1alpha1.WidgetSpec{Owner: "bench", Size: 1, Color: "red"}}
@@ -54,105 +43,6 @@ var widgets = resource{
 		w.SetGroupVersionKind(shopv1alpha1.SchemeGroupVersion.WithKind("Widget"))
 		return w
 	},
-	kind: widgetKind{},
-}
-
-// lookupResource returns the resource a child syncs: one of resources, or widgets.
-func lookupResource(name string) (resource, bool) {
-	switch name {
-	case widgets.plural:
-		return widgets, true
-	case projPodsName:
-		return projPods, true
-	case projWidgetsName:
-		return projWidgets, true
-	}
-	r, ok := resources[name]
-	return r, ok
-}
-
-type widgetKind struct{}
-
-func (widgetKind) run(ctx context.Context, contender string, e *childEnv) (syncOutcome, error) {
-	switch contender {
-	case ours:
-		return runOurs(ctx, e, func(cfg *rest.Config, opts ...runtime.Option) (*runtime.Syncer[*shopv1alpha1.Widget], error) {
-			s, err := shopsyncers.NewWidgetSyncer(cfg, opts...)
-			if err != nil {
-				return nil, err
-			}
-			return s.Syncer, nil
-		})
-	case clientGoWatch:
-		return runInformer[*shopv1alpha1.Widget](ctx, e, newWidgetInformer)
-	case crCache, crSyncer:
-		return runManager(ctx, e, contender == crSyncer)
-	case clientGoDynamic:
-		return runInformer[*unstructured.Unstructured](ctx, e, func(cfg *rest.Config, ns, _ string) (cache.SharedIndexInformer, error) {
-			client, err := dynamic.NewForConfig(cfg)
-			if err != nil {
-				return nil, err
-			}
-			gvr := shopv1alpha1.SchemeGroupVersion.WithResource(widgets.plural)
-			return dynamicinformer.NewFilteredDynamicInformer(client, gvr, ns, 0, widgetIndexers(func(obj any, field string) string {
-				v, _, _ := unstructured.NestedString(obj.(*unstructured.Unstructured).Object, "spec", field)
-				return v
-			}), nil).Informer(), nil
-		})
-	}
-	return syncOutcome{}, fmt.Errorf("unknown contender %q for widgets", contender)
-}
-
-// widgetClient returns a REST client of widgets' group and version, JSON.
-func widgetClient(cfg *rest.Config) (*rest.RESTClient, error) {
-	scheme := kruntime.NewScheme()
-	if err := shopv1alpha1.AddToScheme(scheme); err != nil {
-		return nil, err
-	}
-	c := rest.CopyConfig(cfg)
-	c.GroupVersion = &shopv1alpha1.SchemeGroupVersion
-	c.APIPath = "/apis"
-	c.NegotiatedSerializer = serializer.NewCodecFactory(scheme).WithoutConversion()
-	c.ContentType = kruntime.ContentTypeJSON
-	c.AcceptContentTypes = kruntime.ContentTypeJSON
-	return rest.RESTClientFor(c)
-}
-
-// newWidgetInformer is the informer that informer-gen would generate for
-// widgets, written out: a ListWatch on a typed REST client.
-func newWidgetInformer(cfg *rest.Config, ns, _ string) (cache.SharedIndexInformer, error) {
-	rc, err := widgetClient(cfg)
-	if err != nil {
-		return nil, err
-	}
-	lw := &cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (kruntime.Object, error) {
-			l := &shopv1alpha1.WidgetList{}
-			return l, rc.Get().Namespace(ns).Resource(widgets.plural).VersionedParams(&opts, metav1.ParameterCodec).Do(ctx).Into(l)
-		},
-		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-			opts.Watch = true
-			return rc.Get().Namespace(ns).Resource(widgets.plural).VersionedParams(&opts, metav1.ParameterCodec).Watch(ctx)
-		},
-	}
-	return cache.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(lw, rc), &shopv1alpha1.Widget{}, 0,
-		widgetIndexers(func(obj any, field string) string {
-			if field == "owner" {
-				return obj.(*shopv1alpha1.Widget).Spec.Owner
-			}
-			return obj.(*shopv1alpha1.Widget).Spec.Color
-		})), nil
-}
-
-// widgetIndexers are the indexes that the generated WidgetSyncer keeps
-// (ByOwner, ByColor: markers on the type), for client-go's informers, so
-// that every contender maintains the same ones; spec reads a field of
-// spec.
-func widgetIndexers(spec func(obj any, field string) string) cache.Indexers {
-	by := func(field string) cache.IndexFunc {
-		return func(obj any) ([]string, error) { return []string{spec(obj, field)}, nil }
-	}
-	return cache.Indexers{"owner": by("owner"), "color": by("color")}
 }
 
 // populateWidgets installs the CRD and creates o.n widgets of res in o.namespace.
@@ -160,7 +50,7 @@ func (b *bench) populateWidgets(ctx context.Context, o options, res resource) er
 	if err := crdmanifest.Install(ctx, b.cfg, time.Minute); err != nil {
 		return err
 	}
-	rc, err := widgetClient(b.cfg)
+	rc, err := widgetclient.New(b.cfg)
 	if err != nil {
 		return err
 	}
@@ -196,6 +86,11 @@ func crdComparisons(ss []driver.Summary) []driver.Comparison {
 			Value: driver.Ratio(driver.Find(ss, crSyncer).HWMSyncMiB, driver.Find(ss, crCache).HWMSyncMiB), Target: 0.8},
 		{What: "controller-runtime with the syncer / with its cache, compression off (cr-cache-nogzip): time to the last first reconcile",
 			Value: driver.Ratio(driver.Find(ss, crSyncer).SyncSeconds, driver.Find(ss, crCache+noGzip).SyncSeconds), Target: nan},
+		{What: "ours peak RSS over its idle peak / client-go-watchlist's (typed)", Value: driver.Ratio(o.HWMSyncMiB-o.IdleMiB, t.HWMSyncMiB-t.IdleMiB), Target: nan},
+		{What: "controller-runtime with the syncer / with its cache: peak RSS over the idle peak",
+			Value: driver.Ratio(driver.Find(ss, crSyncer).HWMSyncMiB-driver.Find(ss, crSyncer).IdleMiB, driver.Find(ss, crCache).HWMSyncMiB-driver.Find(ss, crCache).IdleMiB), Target: nan},
+		{Key: "idle_rss_cr_cache", What: "cr-cache idle peak RSS (its program on an empty namespace)", Value: driver.Find(ss, crCache).IdleMiB, Target: nan, MiB: true},
+		{Key: "idle_rss_cr_syncer", What: "cr-syncer idle peak RSS", Value: driver.Find(ss, crSyncer).IdleMiB, Target: nan, MiB: true},
 	}
 }
 

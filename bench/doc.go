@@ -7,7 +7,7 @@
 //	go run ./bench -profile /tmp/prof            # also write pprof profiles of every child
 //	go run ./bench -kube-version v1.36.3         # another kube-apiserver the test bed builds
 //	go run ./bench -watchlist-compression=false  # 1.37 without gzip of WatchList responses
-//	go run ./bench -parts server-cost,warm -clients 4   # only some parts (contenders, server-cost, crd, warm, shard, wave, restart, fleet, projection)
+//	go run ./bench -parts server-cost,warm -clients 4   # only some parts (contenders, server-cost, crd, warm, shard, wave, restart, fleet, projection, metadata, consistency)
 //	go run ./bench -charts ''                    # no charts
 //
 // Besides its tables, a run draws a chart of each part that ran,
@@ -24,12 +24,25 @@
 // on by default since 1.37), as a WatchList request that accepts gzip
 // finds it. Every contender's transport accepts gzip, as Go's does.
 //
-// It creates N objects in one namespace, then runs each contender as its
-// own process (this binary, re-executed with a hidden subcommand and a
-// kubeconfig), round after round, interleaved. Each child reports the time
-// from its start of work to synced, its peak RSS (VmHWM) right after sync
-// and at exit, its total allocations, and the number of objects it saw,
-// which must equal N. The contenders:
+// Before anything else it builds the programs the contenders run in, each
+// a binary of its own with only what that kind of program imports
+// (bench/internal/cmd: floor, the stream and the API types; ours, the
+// runtime and the generated packages; dynamic, the runtime and
+// dynamicsyncer; clientgo, client-go's clientset and informers, its
+// metadata and dynamic informers among them; crcache and crsyncer,
+// controller-runtime's Manager with its cache or with the syncer; fleet,
+// the fleet part's replicas), and
+// examples/builtin, the projection part's node agent, so that a
+// contender's RSS holds its own code and no other's (bench/programs.go;
+// the shared child side is bench/internal/child). It then creates N
+// objects in one namespace and runs each contender as its own process,
+// once on an empty namespace (idle: what its program takes before any
+// object), then round after round, interleaved. Each child reports the
+// time from its start of work to synced, its peak RSS (VmHWM) right after
+// sync and at exit, its total allocations, and the number of objects it
+// saw, which must equal N; the parent samples its RssAnon (/proc/<pid>/status,
+// every 5 ms up to synced: the memory that is not the binary's pages) and
+// keeps the largest. The contenders:
 //
 //	floor-read           raw WatchList stream (uncompressed, as ours) read to the end bookmark; only frame boundaries and event types decoded
 //	floor-decode         the same, each object decoded into its typed struct and dropped
@@ -108,13 +121,32 @@
 //     informer with and without its managedFields-stripping transform (and
 //     -nogzip), ours-strip and ours-projected, with a steady state of label
 //     updates; then -proj-crs (2,000) widgets of -proj-cr-size bytes, the
-//     full WidgetSyncer against ours-projected. ours-projected runs the
-//     projected syncers bench/projected.go sets; until they are generated it
-//     is skipped with a line saying so, and its keys are nan.
+//     full WidgetSyncer against ours-projected (the ours program's NodePod and
+//     WidgetView syncers). Between the two, examples/builtin as a node agent
+//     (--resource nodepods --node <node>, its own binary, run as its users
+//     run it) syncs the -agent-pods (250) pods of its node, Deployment-shaped
+//     and in a namespace of their own, and a node of none (idle); the parent
+//     reads its peak RSS (VmHWM) and RssFile once it printed its synced
+//     line, samples its RssAnon, then interrupts it.
+//   - metadata: -meta-n (5,000) ConfigMaps of -meta-size (64 KiB) of data in
+//     a namespace of their own, created once for every round: our metadata
+//     syncer (ours-metadata, dynamicsyncer.NewMetadata, in the dynamic
+//     program), the generated projection of a ConfigMap's metadata
+//     (ours-projected, ConfigMapMeta), client-go's metadata informer
+//     (client-go-metadata), a controller-runtime Manager's metadata-only
+//     cache (cr-metadata, an informer of PartialObjectMetadata) and the full
+//     ConfigMapSyncer (ours); then our unstructured syncer
+//     (ours-unstructured, dynamicsyncer.NewUnstructured) and client-go's
+//     dynamic informer (client-go-dynamic) on the contenders part's objects.
+//     Each run reports the bytes the child read from its sockets up to
+//     synced (rest.Config.Dial wrapped), and kube-apiserver's CPU (its
+//     threads' run time, /proc/<pid>/task/*/schedstat, to the nanosecond)
+//     and allocated bytes from the child's start of work (a -barrier
+//     release) to its synced report.
 //
 // The last line is machine-readable:
 //
-//	bench: time_vs_floor=<x> rss_vs_keepall=<x> rss_vs_clientgo=<x> time_vs_clientgo=<x> rss_strip_vs_keepall=<x> cpu_per_event_vs_clientgo=<x> slow_lag_p50_vs_fast=<x> slow_restarts=<n> slow_rss_vs_clientgo=<x> server_rss_vs_clientgo_list=<x> server_cpu_vs_clientgo_watchlist=<x> crd_time_vs_clientgo=<x> crd_rss_vs_clientgo=<x> warm_time_vs_cold=<x> warm_bytes_vs_cold=<x> cpu_per_event_vs_floor=<x> shard_time_vs_unsharded=<x> shard_rss_vs_unsharded=<x> shard_server_cpu_vs_unsharded=<x> cr_time_vs_cache=<x> cr_rss_vs_cache=<x> cold_server_cpu_vs_clientgo_best=<x> wave_warm_cpu_vs_clientgo=<x> wave_warm_cpu_vs_clientgo_list=<x> apiserver_restart_cpu_vs_clientgo=<x> takeover_s=<s> proj_time_vs_floor_read=<x> proj_rss_vs_clientgo_strip=<x> proj_cpu_per_event_vs_floor_decode=<x> proj_crd_time_vs_full=<x> proj_crd_rss_vs_full=<x>
+//	bench: time_vs_floor=<x> rss_vs_keepall=<x> rss_vs_clientgo=<x> time_vs_clientgo=<x> rss_strip_vs_keepall=<x> cpu_per_event_vs_clientgo=<x> slow_lag_p50_vs_fast=<x> slow_restarts=<n> slow_rss_vs_clientgo=<x> server_rss_vs_clientgo_list=<x> server_cpu_vs_clientgo_watchlist=<x> crd_time_vs_clientgo=<x> crd_rss_vs_clientgo=<x> warm_time_vs_cold=<x> warm_bytes_vs_cold=<x> cpu_per_event_vs_floor=<x> shard_time_vs_unsharded=<x> shard_rss_vs_unsharded=<x> shard_server_cpu_vs_unsharded=<x> cr_time_vs_cache=<x> cr_rss_vs_cache=<x> cold_server_cpu_vs_clientgo_best=<x> wave_warm_cpu_vs_clientgo=<x> wave_warm_cpu_vs_clientgo_list=<x> apiserver_restart_cpu_vs_clientgo=<x> takeover_s=<s> proj_time_vs_floor_read=<x> proj_rss_vs_clientgo_strip=<x> proj_cpu_per_event_vs_floor_decode=<x> proj_crd_time_vs_full=<x> proj_crd_rss_vs_full=<x> idle_rss_ours=<MiB> idle_rss_clientgo=<MiB> idle_rss_floor=<MiB> idle_rss_cr_cache=<MiB> idle_rss_cr_syncer=<MiB> agent_idle_rss=<MiB> agent_rss=<MiB> ryow_dups=<n> ryow_reconcile_time_vs_off=<x> ryow_wait_p99_vs_cache=<x> ryow_cache_reconcile_time_vs_off=<x> meta_time_vs_best_peer=<x> meta_rss_vs_best_peer=<x> meta_server_cpu_vs_best_peer=<x> meta_bytes_vs_full=<x> unstructured_time_vs_dynamic=<x> unstructured_rss_vs_dynamic=<x> idle_rss_dynamic=<MiB>
 //
 // slow_lag_p50_vs_fast is ours-slow-handler's other handler's lag p50 over
 // ours'; slow_restarts the largest number of watch restarts of
@@ -143,6 +175,18 @@
 // synced, peak RSS and steady CPU per event on the projection part's pods
 // with floor-read's, client-go-watchlist-strip's and floor-decode's;
 // proj_crd_time_vs_full and proj_crd_rss_vs_full its widgets' time and
-// peak RSS with the full WidgetSyncer's. A part (or a contender) that did
-// not run gives nan.
+// peak RSS with the full WidgetSyncer's. idle_rss_* are idle peak RSS in
+// MiB, each contender's program on an empty namespace: ours, client-go-watchlist
+// and keep-all (the floors' program) of the contenders part, cr-cache and
+// cr-syncer of the CRD part; agent_idle_rss and agent_rss the node agent's
+// peak RSS in MiB on a node of no pod and of -agent-pods.
+// meta_time_vs_best_peer, meta_rss_vs_best_peer and
+// meta_server_cpu_vs_best_peer compare ours-metadata's time to synced,
+// peak RSS at sync and kube-apiserver's CPU in the metadata part with the
+// best of client-go-metadata's and cr-metadata's in that figure (as their
+// users run them, gzip on); meta_bytes_vs_full its bytes read from the
+// server with the full ConfigMapSyncer's; unstructured_time_vs_dynamic and
+// unstructured_rss_vs_dynamic ours-unstructured's time and peak RSS with
+// client-go-dynamic's; idle_rss_dynamic the dynamic program's idle peak
+// RSS in MiB. A part (or a contender) that did not run gives nan.
 package main

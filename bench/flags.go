@@ -40,6 +40,11 @@ type options struct {
 	charts string
 	// projPods, projCRs and projCRSize size the projection part.
 	projPods, projCRs, projCRSize int
+	// agentPods is how many pods the node agent's node runs (projection part).
+	agentPods int
+	// metaN and metaSize size the metadata part: its ConfigMaps and their
+	// data's bytes.
+	metaN, metaSize int
 }
 
 // The parts of the benchmark, in the order they run.
@@ -54,7 +59,7 @@ const (
 	partRestart    = "restart"
 )
 
-var partNames = []string{partContenders, partServerCost, partCRD, partWarm, partShard, partWave, partRestart, partFleet, partProjection}
+var partNames = []string{partContenders, partServerCost, partCRD, partWarm, partShard, partWave, partRestart, partFleet, partProjection, partMetadata, partConsistency}
 
 func (o options) runs(part string) bool { return slices.Contains(o.parts, part) }
 
@@ -83,6 +88,9 @@ func parseOptions(args []string) (options, error) {
 	fs.IntVar(&o.projPods, "proj-pods", 20000, "projection: Deployment-shaped pods to create and sync")
 	fs.IntVar(&o.projCRs, "proj-crs", 2000, "projection: widgets to create and sync")
 	fs.IntVar(&o.projCRSize, "proj-cr-size", 3072, "projection: payload bytes per widget")
+	fs.IntVar(&o.agentPods, "agent-pods", 250, "projection: Deployment-shaped pods on the node of examples/builtin's node agent")
+	fs.IntVar(&o.metaN, "meta-n", 5000, "metadata: ConfigMaps to create (in namespace "+metaNamespace+") and sync metadata-only")
+	fs.IntVar(&o.metaSize, "meta-size", 64<<10, "metadata: data bytes per ConfigMap")
 	fs.StringVar(&o.charts, "charts", "docs", "write a chart of each part that ran into this folder, as bench-<part>.svg; empty for none (none with -profile)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -115,8 +123,11 @@ func (o options) validate() error {
 		return fmt.Errorf("-clients must be at least 1, got %d", o.clients)
 	case o.agents < 1 || o.agents > o.n:
 		return fmt.Errorf("-agents must be between 1 and -n, got %d", o.agents)
-	case o.projPods < 1 || o.projCRs < 1 || o.projCRSize < 0:
-		return fmt.Errorf("-proj-pods and -proj-crs must be at least 1 and -proj-cr-size not negative, got %d, %d and %d", o.projPods, o.projCRs, o.projCRSize)
+	case o.projPods < 1 || o.projCRs < 1 || o.projCRSize < 0 || o.agentPods < 1:
+		return fmt.Errorf("-proj-pods, -proj-crs and -agent-pods must be at least 1 and -proj-cr-size not negative, got %d, %d, %d and %d",
+			o.projPods, o.projCRs, o.agentPods, o.projCRSize)
+	case o.metaN < 1 || o.metaSize < 0:
+		return fmt.Errorf("-meta-n must be at least 1 and -meta-size not negative, got %d and %d", o.metaN, o.metaSize)
 	case len(o.parts) == 0:
 		return fmt.Errorf("-parts is empty")
 	}

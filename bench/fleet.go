@@ -1,9 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
+	"github.com/syncer-gen/syncer-gen/bench/internal/child"
 	"io"
 	"maps"
 	"math"
@@ -11,100 +11,30 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/syncer-gen/syncer-gen/bench/internal/driver"
-	coresyncers "github.com/syncer-gen/syncer-gen/examples/builtin/syncers/core/v1"
-	"github.com/syncer-gen/syncer-gen/fleet"
-	"github.com/syncer-gen/syncer-gen/runtime"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/rest"
 )
 
-// The fleet part: 3 replicas, each its own process, share 8 shards of the
-// ConfigMaps through a fleet of Leases (package fleet), each shard synced
-// by a syncer of that shard; once every shard is synced, the replica
+// The fleet part: 3 replicas, each its own process (the fleet program,
+// bench/internal/cmd/fleet), share 8 shards of the ConfigMaps through a
+// fleet of Leases (package fleet), each shard synced by a syncer of that
+// shard; once every shard is synced, the replica
 // holding the most is killed with SIGKILL, and the part times how long
 // until every one of its shards is synced again by a survivor: the
 // takeover, against the lease duration.
 
 const (
 	fleetReplicas = 3
-	fleetShards   = 8
-	fleetLease    = 5 * time.Second
-	// A member says "held <json>" once the syncer of a shard it took has
-	// synced, and "released <json>" when it gave a shard up.
-	msgHeld     = "held"
-	msgReleased = "released"
+	fleetShards   = child.FleetShards
+	fleetLease    = child.FleetLease
 )
-
-// shardReport is a member's message about one shard.
-type shardReport struct {
-	Shard   int `json:"shard"`
-	Objects int `json:"objects"`
-}
 
 // fleetRun is one round: which shards the victim held, and the takeover.
 type fleetRun struct {
 	victimShards []int
 	takeover     float64 // s from the SIGKILL to the last of its shards synced by a survivor
-}
-
-// fleetMember is the child of the fleet part (-fleet <identity>): a
-// replica of a program whose work for a shard is a synced syncer of it.
-// It runs until its stdin closes.
-func fleetMember(ctx context.Context, cfg *rest.Config, a childArgs) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() { // the parent closes stdin, or dies
-		_, _ = io.Copy(io.Discard, bufio.NewReader(os.Stdin))
-		cancel()
-	}()
-	hc, err := rest.HTTPClientFor(cfg)
-	if err != nil {
-		return err
-	}
-	f, err := fleet.New(cfg, fleet.Options{Name: a.fleetName, Namespace: a.namespace, Identity: a.fleet, Shards: fleetShards,
-		LeaseDuration: fleetLease, RenewDeadline: fleetLease * 2 / 3, RetryPeriod: fleetLease / 5})
-	if err != nil {
-		return err
-	}
-	out := &lockedWriter{w: os.Stdout}
-	err = f.Run(ctx, func(ctx context.Context, shard int) error {
-		s, err := coresyncers.NewConfigMapSyncer(cfg, runtime.WithHTTPClient(hc), runtime.WithNamespace(a.namespace),
-			runtime.WithShard(shard, fleetShards))
-		if err != nil {
-			return err
-		}
-		ran := make(chan error, 1)
-		go func() { ran <- s.Run(ctx) }()
-		if err := s.WaitForSync(ctx); err != nil {
-			<-ran
-			return nil // given up before it synced
-		}
-		if err := out.msg(msgHeld, shardReport{Shard: shard, Objects: s.Store().Len()}); err != nil {
-			return err
-		}
-		<-ran
-		return out.msg(msgReleased, shardReport{Shard: shard})
-	})
-	if ctx.Err() != nil {
-		return nil
-	}
-	return err
-}
-
-// lockedWriter writes the messages of several goroutines whole.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) msg(kind string, v any) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return driver.WriteMsg(l.w, kind, v)
 }
 
 // fleetRounds runs the fleet part once per round, each round a fleet of
@@ -127,7 +57,7 @@ func (b *bench) fleetRounds(ctx context.Context) ([]fleetRun, error) {
 type fleetEvent struct {
 	member int
 	kind   string
-	report shardReport
+	report child.ShardReport
 	at     time.Time
 	err    error // the member exited
 }
@@ -153,7 +83,7 @@ func (b *bench) fleetRound(ctx context.Context, round int) (fleetRun, error) {
 		}
 	}()
 	for i := range fleetReplicas {
-		m, err := startChild(b.exe, driver.Contender{Name: ours}, b.o, b.kubeconfig, round,
+		m, err := b.startProgram(progFleet, driver.Contender{Name: ours}, b.o, round,
 			"-fleet="+fmt.Sprintf("replica-%d", i), "-fleet-name="+name)
 		if err != nil {
 			return r, err
@@ -162,7 +92,7 @@ func (b *bench) fleetRound(ctx context.Context, round int) (fleetRun, error) {
 		go func() {
 			for line := range m.Lines {
 				kind, body, _ := strings.Cut(line, " ")
-				var rep shardReport
+				var rep child.ShardReport
 				if err := driver.ParseMsg(line, kind, &rep); err != nil {
 					events <- fleetEvent{member: i, err: fmt.Errorf("%s: %q", err, body)}
 					return
@@ -186,12 +116,12 @@ func (b *bench) fleetRound(ctx context.Context, round int) (fleetRun, error) {
 				continue // the SIGKILL
 			case e.err != nil:
 				return r, fmt.Errorf("replica-%d: %w", e.member, e.err)
-			case e.kind == msgHeld:
+			case e.kind == child.MsgHeld:
 				if h, ok := holder[e.report.Shard]; ok && h != victim {
 					return r, fmt.Errorf("shard %d synced by replica-%d while replica-%d holds it", e.report.Shard, e.member, h)
 				}
 				holder[e.report.Shard], objects[e.report.Shard] = e.member, e.report.Objects
-			case e.kind == msgReleased:
+			case e.kind == child.MsgReleased:
 				if holder[e.report.Shard] == e.member {
 					delete(holder, e.report.Shard)
 				}

@@ -39,10 +39,6 @@ const waveNamespace = "bench-wave"
 // (runtime's firstWatchList); ours-watchlist shows what WatchList costs.
 var waveRows = []string{ours, oursWarm, oursWarmNewServer, oursWatchList, clientGoWatch, clientGoWatchNoGzip, clientGoList, clientGoListNoGzip}
 
-// oursWarmNewServer is ours-warm against a kube-apiserver restarted since
-// the snapshots were saved.
-const oursWarmNewServer = "ours-warm-new-apiserver"
-
 var waveContenders = []driver.Contender{{Name: oursWarmNewServer,
 	What: "ours-warm against a kube-apiserver restarted since the snapshots were saved"}}
 

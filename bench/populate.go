@@ -44,9 +44,8 @@ func populate(ctx context.Context, cs kubernetes.Interface, rc rest.Interface, o
 // populateWith creates the namespace o.namespace, then calls write for each
 // of o.n objects, with o.workers in parallel, showing progress as what.
 func populateWith(ctx context.Context, cs kubernetes.Interface, o options, what string, write func(ctx context.Context, i int) error) error {
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: o.namespace}}
-	if _, err := cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("create namespace %s: %w", o.namespace, err)
+	if err := createNamespace(ctx, cs, o.namespace); err != nil {
+		return err
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -85,6 +84,15 @@ feed:
 	default:
 		return ctx.Err()
 	}
+}
+
+// createNamespace creates namespace name, unless it exists.
+func createNamespace(ctx context.Context, cs kubernetes.Interface, name string) error {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("create namespace %s: %w", name, err)
+	}
+	return nil
 }
 
 // create creates object i, retrying what a loaded server may answer.

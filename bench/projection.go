@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/syncer-gen/syncer-gen/bench/internal/child"
 	"io"
 	"math"
 	"os"
@@ -33,10 +34,8 @@ const (
 	partProjection   = "projection"
 	projNamespace    = "bench-proj"
 	projCRNamespace  = "bench-proj-crd"
-	clientGoStrip    = "client-go-watchlist-strip"
-	oursProjected    = "ours-projected"
-	projPodsName     = "proj-pods"    // the child's -resource for the part's pods
-	projWidgetsName  = "proj-widgets" // and for its widgets
+	projPodsName     = child.ProjPods    // the programs' -resource for the part's pods
+	projWidgetsName  = child.ProjWidgets // and for its widgets
 	projStatusWrites = "status"
 )
 
@@ -46,7 +45,7 @@ var projContenders = andWithoutGzip([]driver.Contender{
 	{Name: clientGoWatch, Steady: true, Env: []string{watchListGate + "=true"},
 		What: "client-go SharedIndexInformer over Pods, WatchListClient on, protobuf, no transform"},
 	{Name: clientGoStrip, Steady: true, Env: []string{watchListGate + "=true"},
-		What: "client-go SharedIndexInformer over Pods, WatchListClient on, protobuf, with a transform that clears managedFields before the informer stores a pod (controller-runtime's TransformStripManagedFields, a client-go cache.TransformFunc)"},
+		What: "client-go SharedIndexInformer over Pods, WatchListClient on, protobuf, with a transform that clears managedFields before the informer stores a pod (a client-go cache.TransformFunc that does what controller-runtime's TransformStripManagedFields does, written out)"},
 	{Name: oursStrip, Steady: true, What: "the generated PodSyncer (examples/builtin) with runtime.WithStripManagedFields()"},
 	{Name: oursProjected, Steady: true,
 		What: "the generated NodePodSyncer (examples/builtin): a projection of Pod to name, namespace, uid, resourceVersion, labels, ownerReferences, spec.nodeName, containers' names and images, status.phase, podIP(s)"},
@@ -57,32 +56,19 @@ var projCRDContenders = []driver.Contender{
 	{Name: oursProjected, What: "the generated WidgetViewSyncer (examples/crd/views): a projection of Widget to spec.owner, color and size, status.phase"},
 }
 
-// The part's resources, as a child looks them up (lookupResource): the
-// full kinds' contenders and ours-projected.
+// The part's resources: ours-projected syncs them projected, any other
+// contender as it syncs pods and widgets.
 var (
-	projPods = resource{plural: "pods", kind: projectedKind{full: resources["pods"].kind, projected: runProjectedPods},
-		stampLabel: true}
-	projWidgets = resource{plural: "widgets", newObject: widgets.newObject, kind: projectedKind{full: widgets.kind, projected: runProjectedWidgets}}
+	projPods    = resource{plural: "pods", stampLabel: true}
+	projWidgets = resource{plural: "widgets", newObject: widgets.newObject}
 )
-
-// projectedKind runs ours-projected with projected, any other contender
-// as full does.
-type projectedKind struct {
-	full      childKind
-	projected func(ctx context.Context, e *childEnv) (syncOutcome, error)
-}
-
-func (k projectedKind) run(ctx context.Context, contender string, e *childEnv) (syncOutcome, error) {
-	if contender != oursProjected {
-		return k.full.run(ctx, contender, e)
-	}
-	return k.projected(ctx, e)
-}
 
 // projectionOutcome is what the part measured.
 type projectionOutcome struct {
 	pods, crs []driver.Result
 	stored    string // what the server keeps of a pod
+	agents    []agentRun
+	agentPods int // the node agent's node's pods
 	n, crN    int
 	crSize    int // a widget's payload
 }
@@ -92,7 +78,7 @@ func (b *bench) projectionRounds(ctx context.Context) (projectionOutcome, error)
 	out := projectionOutcome{n: b.o.projPods, crN: b.o.projCRs, crSize: b.o.projCRSize}
 	pb := *b
 	pb.o.resource, pb.o.namespace, pb.o.n, pb.res = projPodsName, projNamespace, b.o.projPods, projPods
-	if err := pb.populateProjectionPods(ctx); err != nil {
+	if err := pb.populateProjectionPods(ctx, ""); err != nil {
 		return out, err
 	}
 	var err error
@@ -103,6 +89,10 @@ func (b *bench) projectionRounds(ctx context.Context) (projectionOutcome, error)
 	if out.pods, err = pb.runRounds(ctx, "projection ", projContenders); err != nil {
 		return out, err
 	}
+	if out.agents, err = b.agentRounds(ctx); err != nil {
+		return out, err
+	}
+	out.agentPods = b.o.agentPods
 
 	cb := *b
 	cb.o.resource, cb.o.namespace, cb.o.n, cb.o.size, cb.res = projWidgetsName, projCRNamespace, b.o.projCRs, b.o.projCRSize, projWidgets
@@ -113,13 +103,17 @@ func (b *bench) projectionRounds(ctx context.Context) (projectionOutcome, error)
 	return out, err
 }
 
-// populateProjectionPods writes each pod as its three field managers do.
-func (b *bench) populateProjectionPods(ctx context.Context) error {
+// populateProjectionPods writes each pod as its three field managers do;
+// on node when not "", else over deploypod's 100 nodes.
+func (b *bench) populateProjectionPods(ctx context.Context, node string) error {
 	pods := b.cs.CoreV1().Pods(b.o.namespace)
 	force := true
 	return populateWith(ctx, b.cs, b.o, "creating Deployment-shaped pods (3 writes each)", func(ctx context.Context, i int) error {
 		name := objectName(i)
 		created := deploypod.Pod(b.o.namespace, name, i)
+		if node != "" {
+			created.Spec.NodeName = node
+		}
 		for k := range deploypod.LabellerLabels(i) {
 			delete(created.Labels, k) // the labeller's own
 		}
@@ -226,19 +220,22 @@ func projectionComparisons(pods, crs []driver.Summary) []driver.Comparison {
 		{Key: "proj_crd_time_vs_full", What: "widgets: ours-projected time to synced / ours (full)", Value: driver.Ratio(cp.SyncSeconds, cf.SyncSeconds), Target: 0.5},
 		{Key: "proj_crd_rss_vs_full", What: "widgets: ours-projected peak RSS at sync / ours (full)", Value: driver.Ratio(cp.HWMSyncMiB, cf.HWMSyncMiB), Target: 0.3},
 		{What: "widgets: ours-projected store bytes / ours (full)", Value: driver.Ratio(cp.StoreMiB, cf.StoreMiB), Target: nan},
+		{What: "widgets: ours-projected peak RSS over its idle peak / ours (full)'s", Value: driver.Ratio(cp.HWMSyncMiB-cp.IdleMiB, cf.HWMSyncMiB-cf.IdleMiB), Target: nan},
+		{What: "widgets: ours-projected peak RssAnon / ours (full)", Value: driver.Ratio(cp.AnonMiB, cf.AnonMiB), Target: nan},
+		{What: "ours-projected peak RSS over its idle peak / client-go-watchlist-strip's", Value: driver.Ratio(p.HWMSyncMiB-p.IdleMiB, cgs.HWMSyncMiB-cgs.IdleMiB), Target: nan},
 	}
 }
 
 // projectionTable is the part's medians, with the bytes our stores hold.
 func projectionTable(ss []driver.Summary) *driver.Table {
-	t := &driver.Table{Header: []string{"contender", "runs", "objects", "time to synced s", "min-max s", "peak RSS at sync MiB",
-		"allocated MiB", "store MiB (Store.Bytes)", "CPU s / 1k events", "lag p50 ms", "lag p99 ms"}}
+	t := &driver.Table{Header: []string{"contender", "runs", "objects", "time to synced s", "min-max s", "idle peak RSS MiB", "peak RSS at sync MiB",
+		"peak RssAnon MiB", "allocated MiB", "store MiB (Store.Bytes)", "CPU s / 1k events", "lag p50 ms", "lag p99 ms"}}
 	for _, s := range ss {
 		if s.Runs == 0 {
 			continue
 		}
 		t.Add(s.Contender, fmt.Sprint(s.Runs), driver.Num(s.Objects, 0), driver.Num(s.SyncSeconds, 3),
-			driver.Num(s.SyncMin, 2)+"-"+driver.Num(s.SyncMax, 2), driver.Num(s.HWMSyncMiB, 1), driver.Num(s.AllocMiB, 0),
+			driver.Num(s.SyncMin, 2)+"-"+driver.Num(s.SyncMax, 2), driver.Num(s.IdleMiB, 1), driver.Num(s.HWMSyncMiB, 1), driver.Num(s.AnonMiB, 1), driver.Num(s.AllocMiB, 0),
 			driver.Num(s.StoreMiB, 1), driver.Num(s.CPUPer1k, 3), driver.Num(s.LagP50ms, 1), driver.Num(s.LagP99ms, 1))
 	}
 	return t
@@ -255,6 +252,7 @@ func reportProjection(w io.Writer, p projectionOutcome, pods, crs []driver.Summa
 	for _, c := range projContenders {
 		fmt.Fprintf(w, "- %s: %s\n", c.Name, c.What)
 	}
+	reportAgent(w, p.agents, p.agentPods)
 	fmt.Fprintf(w, "\nA CRD: %d widgets (JSON) with a payload of %d B each; medians over the rounds:\n\n%s\n", p.crN, p.crSize, projectionTable(crs))
 	for _, c := range projCRDContenders {
 		fmt.Fprintf(w, "- %s: %s\n", c.Name, c.What)

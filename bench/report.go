@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/syncer-gen/syncer-gen/bench/internal/driver"
+	"github.com/syncer-gen/syncer-gen/internal/childload"
 )
 
 // comparisons computes the ratios the issue asks for from the medians.
@@ -30,6 +31,13 @@ func comparisons(ss []driver.Summary) []driver.Comparison {
 		{What: "ours steady CPU per event / client-go-watchlist-nogzip", Value: driver.Ratio(o.CPUPer1k, cgn.CPUPer1k), Target: math.NaN()},
 		{What: "client-go-watchlist-nogzip time to synced / client-go-watchlist", Value: driver.Ratio(cgn.SyncSeconds, cg.SyncSeconds), Target: math.NaN()},
 		{What: "client-go-watchlist steady CPU per event / floor-decode", Value: driver.Ratio(cg.CPUPer1k, fd.CPUPer1k), Target: math.NaN()},
+		{What: "ours peak RSS over its idle peak / keep-all's (the data, without the programs)", Value: driver.Ratio(o.HWMSyncMiB-o.IdleMiB, ka.HWMSyncMiB-ka.IdleMiB), Target: math.NaN()},
+		{What: "ours peak RSS over its idle peak / client-go-watchlist's", Value: driver.Ratio(o.HWMSyncMiB-o.IdleMiB, cg.HWMSyncMiB-cg.IdleMiB), Target: math.NaN()},
+		{What: "ours peak RssAnon / keep-all", Value: driver.Ratio(o.AnonMiB, ka.AnonMiB), Target: math.NaN()},
+		{What: "ours peak RssAnon / client-go-watchlist", Value: driver.Ratio(o.AnonMiB, cg.AnonMiB), Target: math.NaN()},
+		{Key: "idle_rss_ours", What: "ours idle peak RSS (its program on an empty namespace)", Value: o.IdleMiB, Target: math.NaN(), MiB: true},
+		{Key: "idle_rss_clientgo", What: "client-go-watchlist idle peak RSS", Value: cg.IdleMiB, Target: math.NaN(), MiB: true},
+		{Key: "idle_rss_floor", What: "keep-all idle peak RSS (the floors' program)", Value: ka.IdleMiB, Target: math.NaN(), MiB: true},
 	}
 }
 
@@ -39,7 +47,11 @@ var machineKeys = []string{"time_vs_floor", "rss_vs_keepall", "rss_vs_clientgo",
 	"server_rss_vs_clientgo_list", "server_cpu_vs_clientgo_watchlist", "crd_time_vs_clientgo", "crd_rss_vs_clientgo",
 	"warm_time_vs_cold", "warm_bytes_vs_cold", "cpu_per_event_vs_floor",
 	"shard_time_vs_unsharded", "shard_rss_vs_unsharded", "shard_server_cpu_vs_unsharded", "cr_time_vs_cache", "cr_rss_vs_cache", "cold_server_cpu_vs_clientgo_best", "wave_warm_cpu_vs_clientgo", "wave_warm_cpu_vs_clientgo_list", "apiserver_restart_cpu_vs_clientgo", "takeover_s",
-	"proj_time_vs_floor_read", "proj_rss_vs_clientgo_strip", "proj_cpu_per_event_vs_floor_decode", "proj_crd_time_vs_full", "proj_crd_rss_vs_full"}
+	"proj_time_vs_floor_read", "proj_rss_vs_clientgo_strip", "proj_cpu_per_event_vs_floor_decode", "proj_crd_time_vs_full", "proj_crd_rss_vs_full",
+	"idle_rss_ours", "idle_rss_clientgo", "idle_rss_floor", "idle_rss_cr_cache", "idle_rss_cr_syncer", "agent_idle_rss", "agent_rss",
+	"ryow_dups", "ryow_reconcile_time_vs_off", "ryow_wait_p99_vs_cache", "ryow_cache_reconcile_time_vs_off",
+	"meta_time_vs_best_peer", "meta_rss_vs_best_peer", "meta_server_cpu_vs_best_peer", "meta_bytes_vs_full",
+	"unstructured_time_vs_dynamic", "unstructured_rss_vs_dynamic", "idle_rss_dynamic"}
 
 // outcome is what the parts of the benchmark measured; empty for a part
 // that did not run.
@@ -56,8 +68,12 @@ type outcome struct {
 	restarts []restartRun
 	// projection is the projection part's; empty when it did not run.
 	projection projectionOutcome
-	agents     int
-	pods       int
+	// metadata is the metadata part's; empty when it did not run.
+	metadata metadataOutcome
+	// consistency is the consistency part's runs.
+	consistency []childload.Outcome
+	agents      int
+	pods        int
 }
 
 // report prints the tables and ends with the machine-readable line.
@@ -100,7 +116,13 @@ func report(w io.Writer, setup string, out outcome) {
 	reportFleet(w, out.fleet, out.pods, fcs)
 	pss := driver.Summarize(out.projection.pods, namesOf(projContenders))
 	prs := driver.Summarize(out.projection.crs, namesOf(projCRDContenders))
-	pcs := projectionComparisons(pss, prs)
+	pcs := append(projectionComparisons(pss, prs), agentComparisons(out.projection.agents)...)
 	reportProjection(w, out.projection, pss, prs, pcs)
-	fmt.Fprintln(w, driver.MachineLine(slices.Concat(cs, scs, svcs, ccs, wcs, shcs, wvcs, rcs, fcs, pcs), machineKeys))
+	mss := driver.Summarize(out.metadata.meta, namesOf(metaContenders))
+	uss := driver.Summarize(out.metadata.unstructured, namesOf(unstructuredContenders))
+	mcs := metadataComparisons(mss, uss)
+	reportMetadata(w, out.metadata, mss, uss, mcs)
+	rycs := consistencyComparisons(out.consistency)
+	reportConsistency(w, out.consistency, rycs)
+	fmt.Fprintln(w, driver.MachineLine(slices.Concat(cs, scs, svcs, ccs, wcs, shcs, wvcs, rcs, fcs, pcs, rycs, mcs), machineKeys))
 }

@@ -16,7 +16,7 @@ import (
 // bench holds what every run needs.
 type bench struct {
 	o          options
-	exe        string
+	bins       map[string]string // the programs' binaries, by name (programs.go)
 	kubeconfig string
 	cs         kubernetes.Interface
 	res        resource
@@ -26,6 +26,9 @@ type bench struct {
 	apiserver  int         // pid of kube-apiserver; 0 when not found
 	dir        string      // the run's temporary folder
 	pop        *population // the objects that exist, changed by churn
+	// measureServer: runOne also measures what kube-apiserver pays for each
+	// run (driver.Result.Server), from the child's start of work to synced.
+	measureServer bool
 }
 
 // replyTimeout bounds the child's answers that need no work.
@@ -36,12 +39,28 @@ const replyTimeout = 30 * time.Second
 // killed on every path.
 func (b *bench) runOne(ctx context.Context, c driver.Contender, round int, extra ...string) (driver.Result, error) {
 	r := driver.Result{Contender: c.Name, Round: round, Pool: min(b.o.steadyPool, b.o.n)}
-	ch, err := startChild(b.exe, c, b.o, b.kubeconfig, round, extra...)
+	if b.measureServer {
+		extra = append([]string{"-barrier"}, extra...)
+	}
+	ch, err := b.startChild(c, b.o, round, extra...)
 	if err != nil {
 		return r, err
 	}
 	defer ch.Kill()
-	if err := ch.Expect(ctx, driver.MsgSynced, &r.Sync, b.o.timeout+replyTimeout); err != nil {
+	anon := driver.SampleAnon(ch.Pid())
+	var measured func() (*driver.ServerCost, error)
+	if b.measureServer {
+		if measured, err = b.startServerCost(ctx, ch); err != nil {
+			anon.Stop()
+			return r, err
+		}
+	}
+	err = ch.Expect(ctx, driver.MsgSynced, &r.Sync, b.o.timeout+replyTimeout)
+	if err == nil && measured != nil {
+		r.Server, err = measured()
+	}
+	r.AnonBytes = anon.Stop()
+	if err != nil {
 		return r, err
 	}
 	if r.Sync.Objects != b.o.n {
@@ -59,6 +78,55 @@ func (b *bench) runOne(ctx context.Context, c driver.Contender, round int, extra
 		return r, err
 	}
 	return r, ch.Wait(replyTimeout)
+}
+
+// startServerCost starts the work of a child started with -barrier once it
+// is ready, and returns what measures kube-apiserver's cost since, to be
+// called once the child synced: its CPU time (driver.ThreadCPU: to the
+// nanosecond, where /proc/<pid>/stat counts in 10 ms ticks) and the bytes
+// it allocated.
+func (b *bench) startServerCost(ctx context.Context, ch *driver.Child) (func() (*driver.ServerCost, error), error) {
+	if b.apiserver == 0 {
+		return nil, fmt.Errorf("kube-apiserver's process not found: its cost cannot be measured")
+	}
+	if err := ch.Expect(ctx, driver.MsgReady, &struct{}{}, replyTimeout); err != nil {
+		return nil, err
+	}
+	alloc0, err := b.apiserverAllocated(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cpu0, err := driver.ThreadCPU(b.apiserver)
+	if err != nil {
+		return nil, err
+	}
+	if err := ch.Send(driver.CmdGo); err != nil {
+		return nil, err
+	}
+	return func() (*driver.ServerCost, error) {
+		cpu1, err := driver.ThreadCPU(b.apiserver)
+		if err != nil {
+			return nil, err
+		}
+		alloc1, err := b.apiserverAllocated(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return &driver.ServerCost{CPU: cpu1 - cpu0, AllocatedBytes: alloc1 - alloc0}, nil
+	}, nil
+}
+
+// idleNamespace is a namespace of no objects, which the idle runs sync.
+const idleNamespace = "bench-idle"
+
+// runIdle runs contender c once on idleNamespace: what its program takes
+// before any object, which its peak RSS at sync holds too.
+func (b *bench) runIdle(ctx context.Context, c driver.Contender) (driver.Result, error) {
+	ib := *b
+	ib.o.namespace, ib.o.n = idleNamespace, 0
+	r, err := ib.runOne(ctx, c, 0)
+	r.Idle = true
+	return r, err
 }
 
 // steady drives the steady state of a child; it also returns the rate at

@@ -37,7 +37,7 @@ func describeServer(ctx context.Context, srv *testbed.Server, namespace string) 
 	if err != nil {
 		return "", err
 	}
-	req.Header.Set("Accept", protobufStream)
+	req.Header.Set("Accept", driver.ProtobufStream)
 	req.Header.Set("Accept-Encoding", "gzip") // set here, the transport leaves the body compressed and the header in place
 	resp, err := client.Do(req)
 	if err != nil {

@@ -24,14 +24,6 @@ import (
 // (see warm.go): the clients restart, the server does not, as when a
 // DaemonSet of agents is rolled.
 
-// Two ways of ours that only the server-cost table runs: what the other
-// requests cost kube-apiserver against the default.
-const (
-	oursCompressed = "ours-compressed"
-	oursList       = "ours-list"
-	oursWatchList  = "ours-watchlist" // the wave's: WatchList despite the field selector
-)
-
 var serverContenders = []driver.Contender{
 	{Name: oursCompressed, What: "ours with runtime.WithCompression(): WatchList responses gzipped (1.37 and later)"},
 	{Name: oursList, What: "ours with runtime.WithoutWatchList(): paginated LIST + WATCH"},
@@ -171,7 +163,7 @@ func (b *bench) wave(ctx context.Context, c driver.Contender, n int, o options, 
 		}
 	}()
 	for i := range n {
-		ch, err := startChild(b.exe, c, o, b.kubeconfig, round, append([]string{"-barrier"}, args(i)...)...)
+		ch, err := b.startChild(c, o, round, append([]string{"-barrier"}, args(i)...)...)
 		if err != nil {
 			return r, nil, err
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/syncer-gen/syncer-gen/bench/internal/child"
 	"io"
 	"math"
 
@@ -73,7 +74,7 @@ func reportSlow(w io.Writer, ss []driver.Summary, cs []driver.Comparison) {
 		return
 	}
 	fmt.Fprintf(w, "\nSlow handler: a second handler sleeps %s per call during the steady state; lag is the other handler's "+
-		"(medians; restarts, requests and max queue are the largest of any round):\n\n%s\n", slowDelay, slowTable(ss))
+		"(medians; restarts, requests and max queue are the largest of any round):\n\n%s\n", child.SlowDelay, slowTable(ss))
 	for _, s := range ss {
 		if s.Reasons != "" {
 			fmt.Fprintf(w, "%s restarts: %s\n", s.Contender, s.Reasons)

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/syncer-gen/syncer-gen/bench/internal/child"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 )
@@ -31,7 +32,7 @@ func writeUpdates(ctx context.Context, cs kubernetes.Interface, o options, res r
 		go func() {
 			defer wg.Done()
 			for i := range tokens {
-				body := res.stamp(formatNanos(time.Now().UnixNano()))
+				body := res.stamp(child.FormatNanos(time.Now().UnixNano()))
 				err := cs.CoreV1().RESTClient().Patch(types.MergePatchType).Namespace(o.namespace).
 					Resource(res.plural).Name(objectName(i % pool)).Body([]byte(body)).
 					Timeout(30 * time.Second).Do(ctx).Error()

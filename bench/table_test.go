@@ -8,15 +8,16 @@ import (
 	"time"
 
 	"github.com/syncer-gen/syncer-gen/bench/internal/driver"
+	"github.com/syncer-gen/syncer-gen/internal/childload"
 )
 
 func TestMachineLine(t *testing.T) {
 	nan := math.NaN()
 	ss := []driver.Summary{
 		{Contender: floorDecode, SyncSeconds: 2, HWMSyncMiB: 50, CPUPer1k: 0.08},
-		{Contender: keepAll, SyncSeconds: 2.5, HWMSyncMiB: 100, CPUPer1k: nan},
-		{Contender: clientGoWatch, SyncSeconds: 4, HWMSyncMiB: 200, CPUPer1k: 0.4, LagP50ms: 2, LagP99ms: 10},
-		{Contender: ours, SyncSeconds: 2.1, HWMSyncMiB: 90, CPUPer1k: 0.1, LagP50ms: 2, LagP99ms: 12},
+		{Contender: keepAll, SyncSeconds: 2.5, HWMSyncMiB: 100, IdleMiB: 11.44, CPUPer1k: nan},
+		{Contender: clientGoWatch, SyncSeconds: 4, HWMSyncMiB: 200, IdleMiB: 21, CPUPer1k: 0.4, LagP50ms: 2, LagP99ms: 10},
+		{Contender: ours, SyncSeconds: 2.1, HWMSyncMiB: 90, IdleMiB: 12.5, CPUPer1k: 0.1, LagP50ms: 2, LagP99ms: 12},
 		{Contender: oursStrip, SyncSeconds: 2.1, HWMSyncMiB: 65},
 		{Contender: oursSlow, LagP50ms: 2.2, Restarts: 0, HWMSteadyMiB: 60},
 		{Contender: clientGoSlow, Restarts: nan, HWMSteadyMiB: 120},
@@ -28,7 +29,8 @@ func TestMachineLine(t *testing.T) {
 		{contender: clientGoWatch, idleRSS: 100 * driver.MiB, peak: 120 * driver.MiB, cpu: 4 * time.Second},
 		{contender: clientGoList, idleRSS: 100 * driver.MiB, peak: 300 * driver.MiB, cpu: 8 * time.Second},
 	}
-	crd := []driver.Summary{{Contender: ours, SyncSeconds: 1, HWMSyncMiB: 60}, {Contender: clientGoWatch, SyncSeconds: 2, HWMSyncMiB: 100}}
+	crd := []driver.Summary{{Contender: ours, SyncSeconds: 1, HWMSyncMiB: 60}, {Contender: clientGoWatch, SyncSeconds: 2, HWMSyncMiB: 100},
+		{Contender: crCache, Runs: 1, IdleMiB: 33}, {Contender: crSyncer, Runs: 1, IdleMiB: 35}}
 	warm := []driver.Summary{{Contender: oursWarm, SyncSeconds: 0.2, ReadMiB: 3}, {Contender: ours, SyncSeconds: 1, ReadMiB: 60}}
 	shards := []shardRun{
 		{k: 1, serverRun: serverRun{cpu: 2 * time.Second}, alone: 1, aloneRSS: 100 * driver.MiB},
@@ -45,20 +47,55 @@ func TestMachineLine(t *testing.T) {
 		"warm_time_vs_cold=0.20 warm_bytes_vs_cold=0.05 cpu_per_event_vs_floor=1.25 " +
 		"shard_time_vs_unsharded=0.30 shard_rss_vs_unsharded=0.30 shard_server_cpu_vs_unsharded=1.25 cr_time_vs_cache=nan cr_rss_vs_cache=nan cold_server_cpu_vs_clientgo_best=0.75 " +
 		"wave_warm_cpu_vs_clientgo=0.25 wave_warm_cpu_vs_clientgo_list=0.50 apiserver_restart_cpu_vs_clientgo=0.25 takeover_s=6.10 " +
-		"proj_time_vs_floor_read=1.10 proj_rss_vs_clientgo_strip=0.20 proj_cpu_per_event_vs_floor_decode=0.80 proj_crd_time_vs_full=0.40 proj_crd_rss_vs_full=0.25"
+		"proj_time_vs_floor_read=1.10 proj_rss_vs_clientgo_strip=0.20 proj_cpu_per_event_vs_floor_decode=0.80 proj_crd_time_vs_full=0.40 proj_crd_rss_vs_full=0.25 " +
+		"idle_rss_ours=12.50 idle_rss_clientgo=21.00 idle_rss_floor=11.44 idle_rss_cr_cache=33.00 idle_rss_cr_syncer=35.00 agent_idle_rss=15.50 agent_rss=25.00 " +
+		"ryow_dups=0 ryow_reconcile_time_vs_off=1.05 ryow_wait_p99_vs_cache=0.20 ryow_cache_reconcile_time_vs_off=10.00 " +
+		"meta_time_vs_best_peer=0.75 meta_rss_vs_best_peer=0.90 meta_server_cpu_vs_best_peer=1.25 meta_bytes_vs_full=0.01 " +
+		"unstructured_time_vs_dynamic=0.30 unstructured_rss_vs_dynamic=0.75 idle_rss_dynamic=23.50"
+	// The best peer of each figure, of those run as their users run them
+	// (gzip on): the -nogzip ones, faster here, are in the tables only.
+	meta := []driver.Summary{
+		{Contender: oursMetadata, SyncSeconds: 0.06, HWMSyncMiB: 36, IdleMiB: 23.5, ServerCPU: 0.04, ReadMiB: 3.6},
+		{Contender: clientGoMetadata, SyncSeconds: 0.1, HWMSyncMiB: 40, ServerCPU: 0.05, ReadMiB: 0.2},
+		{Contender: clientGoMetadata + noGzip, SyncSeconds: 0.01, HWMSyncMiB: 10, ServerCPU: 0.01, ReadMiB: 3.6},
+		{Contender: crMetadata, SyncSeconds: 0.08, HWMSyncMiB: 45, ServerCPU: 0.032, ReadMiB: 0.2},
+		{Contender: ours, SyncSeconds: 2, HWMSyncMiB: 360, ReadMiB: 360},
+	}
+	unstructured := []driver.Summary{{Contender: oursUnstructured, SyncSeconds: 1.5, HWMSyncMiB: 150}, {Contender: clientGoDynamic, SyncSeconds: 5, HWMSyncMiB: 200}}
+	ryow := []childload.Outcome{
+		{Contender: "cache-off", PerSecond: 100, ListP99: time.Millisecond},
+		{Contender: "cache-on", PerSecond: 10, ListP99: 500 * time.Millisecond},
+		{Contender: "syncers-off", PerSecond: 105, ListP99: time.Millisecond, Dups: 40},
+		{Contender: "syncers-on", PerSecond: 100, ListP99: 100 * time.Millisecond},
+	}
 	projPods := []driver.Summary{
 		{Contender: floorRead, SyncSeconds: 2, HWMSyncMiB: 30},
 		{Contender: floorDecode, SyncSeconds: 5, CPUPer1k: 0.5},
 		{Contender: clientGoStrip, SyncSeconds: 9, HWMSyncMiB: 500, CPUPer1k: 0.7},
 		{Contender: oursProjected, SyncSeconds: 2.2, HWMSyncMiB: 100, CPUPer1k: 0.4},
 	}
+	agents := []agentRun{ // medians of each node's runs
+		{nodeName: agentNoNode, peak: 15 * driver.MiB}, {nodeName: agentNoNode, peak: 16 * driver.MiB},
+		{nodeName: agentNode, pods: 250, peak: 25 * driver.MiB}, {nodeName: agentNode, pods: 250, peak: 24 * driver.MiB}, {nodeName: agentNode, pods: 250, peak: 30 * driver.MiB},
+	}
 	projCRs := []driver.Summary{{Contender: ours, SyncSeconds: 1, HWMSyncMiB: 80}, {Contender: oursProjected, SyncSeconds: 0.4, HWMSyncMiB: 20}}
 	if got := driver.MachineLine(slices.Concat(cs, slowComparisons(ss), serverComparisons(server), crdComparisons(crd), warmComparisons(warm),
 		shardComparisons(shards), waveComparisons(waves),
 		restartComparisons([]restartRun{{contender: restartIdle, cpu: time.Second}, {contender: ours, cpu: 2 * time.Second},
 			{contender: clientGoWatch, cpu: 5 * time.Second}}),
-		fleetComparisons([]fleetRun{{takeover: 5.5}, {takeover: 6.1}, {takeover: 7.2}}), projectionComparisons(projPods, projCRs)), machineKeys); got != want {
+		fleetComparisons([]fleetRun{{takeover: 5.5}, {takeover: 6.1}, {takeover: 7.2}}), projectionComparisons(projPods, projCRs), agentComparisons(agents), consistencyComparisons(ryow),
+		metadataComparisons(meta, unstructured)), machineKeys); got != want {
 		t.Errorf("machine line:\n%s\nwant:\n%s", got, want)
+	}
+	for _, c := range metadataComparisons(meta, unstructured) {
+		for key, best := range map[string]string{"meta_time_vs_best_peer": crMetadata, "meta_rss_vs_best_peer": clientGoMetadata, "meta_server_cpu_vs_best_peer": crMetadata} {
+			if c.Key == key && !strings.Contains(c.What, "("+best+")") {
+				t.Errorf("%s: %q does not name the best peer %s", key, c.What, best)
+			}
+		}
+	}
+	if l := driver.MachineLine(metadataComparisons(nil, nil), machineKeys); !strings.Contains(l, "meta_time_vs_best_peer=nan") || !strings.Contains(l, "unstructured_rss_vs_dynamic=nan") {
+		t.Errorf("metadata part not run: %s", l)
 	}
 	met := map[string]bool{}
 	for _, c := range cs {

@@ -22,9 +22,6 @@ import (
 // after 1% of the objects changed, 1% were deleted and 1% created while it
 // was down, against the same syncer started cold and client-go's informer.
 
-// oursWarm is our syncer restarted from the snapshot a cold run saved.
-const oursWarm = "ours-warm"
-
 var warmContenders = andWithoutGzip([]driver.Contender{
 	{Name: oursWarm, What: "ours restarted with runtime.WithSnapshot from the snapshot its cold run saved, after the churn"},
 	{Name: ours, What: "ours started cold (no snapshot)"},

@@ -4,12 +4,13 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-	"slices"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
@@ -23,21 +24,35 @@ import (
 // (*XSyncer, error), where XSyncer is struct{ *runtime.Syncer[*X] }. Its
 // type parameters are inferred from it.
 
-// Add makes c read T from the syncer newSyncer makes in c's set with
-// opts, and returns that syncer. c must be a *Client (NewClient): the
-// reconciler's client, whose reads of T then come from the syncer. The
-// syncer also gets the indexes FieldIndexer declared for T. Adding again
-// with the same options returns the same syncer; with others, it is an
-// error.
-func Add[S interface{ *G }, G ~struct{ *runtime.Syncer[T] }, T client.Object](c client.Client, newSyncer func(*syncerset.Set, ...runtime.Option) (S, error), opts ...runtime.Option) (*runtime.Syncer[T], error) {
-	cl, ok := c.(*Client)
-	if !ok {
-		return nil, fmt.Errorf("ctrlsyncer: the client given is a %T, not a *ctrlsyncer.Client: give the reconciler ctrlsyncer.NewClient(mgr), so that its reads of %s come from the syncer", c, reflect.TypeFor[T]())
+// Add makes the reconciler whose client field is c read T from the syncer
+// newSyncer makes with opts in the Manager's set, and returns that syncer.
+// c is the address of the reconciler's client (&r.Client): Add puts there
+// the Client that reads from the syncers (use explains which), so that a
+// reconciler made with mgr.GetClient(), as a kubebuilder main.go or suite
+// makes it, switches in SetupWithManager alone. The syncer also gets the
+// indexes FieldIndexer declared for T, and the namespaces of T in the cache
+// options of WithCacheOptions. Adding again with the same options returns
+// the same syncer; with others, it is an error.
+func Add[S interface{ *G }, G ~struct{ *runtime.Syncer[T] }, T client.Object](mgr manager.Manager, c *client.Client, newSyncer func(*syncerset.Set, ...runtime.Option) (S, error), opts ...runtime.Option) (*runtime.Syncer[T], error) {
+	cl, err := use(mgr, c)
+	if err != nil {
+		return nil, err
 	}
-	opts = append(slices.Clip(opts), cl.takeIndexes(reflect.TypeFor[T]())...) // after the markers' and opts: FieldIndexer's replace theirs
+	t := reflect.TypeFor[T]()
+	gvk, err := gvkOfSyncer(cl, newSyncer)
+	if err != nil {
+		return nil, fmt.Errorf("ctrlsyncer: the syncer of %s: %w", t, err)
+	}
+	namespaces := []runtime.Option(nil)
+	if _, limited := runtime.NamespacesOf(opts...); !limited {
+		if namespaces, err = cl.namespacesOf(t, gvk); err != nil {
+			return nil, err
+		}
+	}
+	opts = append(append(namespaces, opts...), cl.takeIndexes(t, gvk)...) // indexes after the markers' and opts: FieldIndexer's replace theirs
 	g, err := newSyncer(cl.set, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("ctrlsyncer: the syncer of %s: %w", reflect.TypeFor[T](), err)
+		return nil, fmt.Errorf("ctrlsyncer: the syncer of %s: %w", t, err)
 	}
 	s := struct{ *runtime.Syncer[T] }(*g).Syncer
 	if err := serve(cl, s, opts); err != nil {
@@ -53,15 +68,15 @@ func Add[S interface{ *G }, G ~struct{ *runtime.Syncer[T] }, T client.Object](c 
 //
 // becomes
 //
-//	WatchesRawSource(ctrlsyncer.For(r.Client, shopsyncers.WidgetSyncerIn)).
+//	WatchesRawSource(ctrlsyncer.For(mgr, &r.Client, shopsyncers.WidgetSyncerIn)).
 //
 // (with Named("widget") on the builder, which needs a name without For).
 // Each event enqueues the object's own key. The syncer is made as Add
 // makes it; an error in making it is returned by the source's Start, and
 // so by the Manager's.
-func For[S interface{ *G }, G ~struct{ *runtime.Syncer[T] }, T client.Object](c client.Client, newSyncer func(*syncerset.Set, ...runtime.Option) (S, error), opts ...SourceOption) source.TypedSyncingSource[reconcile.Request] {
+func For[S interface{ *G }, G ~struct{ *runtime.Syncer[T] }, T client.Object](mgr manager.Manager, c *client.Client, newSyncer func(*syncerset.Set, ...runtime.Option) (S, error), opts ...SourceOption) source.TypedSyncingSource[reconcile.Request] {
 	o := sourceOptionsOf(opts)
-	s, err := Add(c, newSyncer, o.syncer...)
+	s, err := Add(mgr, c, newSyncer, o.syncer...)
 	if err != nil {
 		return failed{err}
 	}
@@ -75,21 +90,21 @@ func For[S interface{ *G }, G ~struct{ *runtime.Syncer[T] }, T client.Object](c 
 //
 // becomes
 //
-//	WatchesRawSource(ctrlsyncer.Owns(r.Client, batchsyncers.JobSyncerIn, &cronjobv1.CronJob{})).
+//	WatchesRawSource(ctrlsyncer.Owns(mgr, &r.Client, batchsyncers.JobSyncerIn, &cronjobv1.CronJob{})).
 //
 // Each event enqueues the object's controller owner if it is of owner's
 // type (handler.EnqueueRequestForOwner with OnlyControllerOwner, as Owns
 // does by default). owner's type must be in the client's scheme.
-func Owns[S interface{ *G }, G ~struct{ *runtime.Syncer[T] }, T client.Object](c client.Client, newSyncer func(*syncerset.Set, ...runtime.Option) (S, error), owner client.Object, opts ...SourceOption) source.TypedSyncingSource[reconcile.Request] {
+func Owns[S interface{ *G }, G ~struct{ *runtime.Syncer[T] }, T client.Object](mgr manager.Manager, c *client.Client, newSyncer func(*syncerset.Set, ...runtime.Option) (S, error), owner client.Object, opts ...SourceOption) source.TypedSyncingSource[reconcile.Request] {
 	o := sourceOptionsOf(opts)
-	s, err := Add(c, newSyncer, o.syncer...)
+	s, err := Add(mgr, c, newSyncer, o.syncer...)
 	if err != nil {
 		return failed{err}
 	}
-	if _, err := apiutil.GVKForObject(owner, c.Scheme()); err != nil {
+	if _, err := apiutil.GVKForObject(owner, mgr.GetScheme()); err != nil {
 		return failed{fmt.Errorf("ctrlsyncer.Owns: the owner of %s: %w", reflect.TypeFor[T](), err)}
 	}
-	h := handler.TypedEnqueueRequestForOwner[T](c.Scheme(), c.RESTMapper(), owner, handler.OnlyControllerOwner())
+	h := handler.TypedEnqueueRequestForOwner[T](mgr.GetScheme(), mgr.GetRESTMapper(), owner, handler.OnlyControllerOwner())
 	return Source(s, h, typed[T](o.predicates)...)
 }
 
@@ -131,4 +146,26 @@ func WithOptions(opts ...runtime.Option) SourceOption {
 // builder.WithPredicates does.
 func WithPredicates(preds ...predicate.Predicate) SourceOption {
 	return func(o *sourceOptions) { o.predicates = append(o.predicates, preds...) }
+}
+
+// gvkOfSyncer returns the GroupVersionKind of the resource newSyncer's
+// syncers are of, before the syncer is made (its indexes and namespaces
+// are among its options): T's in the client's scheme, or, for a type the
+// scheme does not know (a projection, PartialObjectMetadata,
+// Unstructured), that of a syncer made in a set of its own and dropped,
+// never run.
+func gvkOfSyncer[S interface{ *G }, G ~struct{ *runtime.Syncer[T] }, T client.Object](c *Client, newSyncer func(*syncerset.Set, ...runtime.Option) (S, error)) (schema.GroupVersionKind, error) {
+	t := reflect.TypeFor[T]()
+	if !anyResource(t) && inScheme[T](c.Scheme()) {
+		return apiutil.GVKForObject(reflect.New(t.Elem()).Interface().(T), c.Scheme())
+	}
+	scratch, err := syncerset.New(c.cfg)
+	if err != nil {
+		return schema.GroupVersionKind{}, err
+	}
+	g, err := newSyncer(scratch)
+	if err != nil {
+		return schema.GroupVersionKind{}, err
+	}
+	return gvkOf(struct{ *runtime.Syncer[T] }(*g).Resource()), nil
 }

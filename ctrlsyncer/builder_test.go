@@ -3,6 +3,7 @@ package ctrlsyncer_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -66,8 +68,8 @@ func TestForAndOwnsDriveAController(t *testing.T) {
 	}
 	rec := &requests{}
 	err = ctrl.NewControllerManagedBy(mgr).Named("builder").
-		WatchesRawSource(ctrlsyncer.For(c, shopsyncers.WidgetSyncerIn, ctrlsyncer.WithPredicates(predicate.GenerationChangedPredicate{}))).
-		WatchesRawSource(ctrlsyncer.Owns(c, coresyncers.ConfigMapSyncerIn, &shopv1alpha1.Widget{})).
+		WatchesRawSource(ctrlsyncer.For(mgr, field(c), shopsyncers.WidgetSyncerIn, ctrlsyncer.WithPredicates(predicate.GenerationChangedPredicate{}))).
+		WatchesRawSource(ctrlsyncer.Owns(mgr, field(c), coresyncers.ConfigMapSyncerIn, &shopv1alpha1.Widget{})).
 		Complete(rec)
 	if err != nil {
 		t.Fatal(err)
@@ -129,7 +131,7 @@ func TestSyncFailureIsExplainedByTheManager(t *testing.T) {
 	}
 	err = ctrl.NewControllerManagedBy(mgr).Named("gadget").
 		WithOptions(controller.Options{CacheSyncTimeout: 3 * time.Second}).
-		WatchesRawSource(ctrlsyncer.For(c, thingssyncers.GadgetSyncerIn)). // no CRD of gadgets on this server
+		WatchesRawSource(ctrlsyncer.For(mgr, field(c), thingssyncers.GadgetSyncerIn)). // no CRD of gadgets on this server
 		Complete(&requests{})
 	if err != nil {
 		t.Fatal(err)
@@ -154,7 +156,7 @@ func TestSyncFailureIsExplainedByTheManager(t *testing.T) {
 	}
 }
 
-// For given a client that is not a Client, and Owns given an owner type
+// For given no client field, and Owns given an owner type
 // the scheme does not know, stop the Manager with an error saying so,
 // never a panic.
 func TestForAndOwnsRefuseWhatTheyCannotServe(t *testing.T) {
@@ -164,15 +166,15 @@ func TestForAndOwnsRefuseWhatTheyCannotServe(t *testing.T) {
 		add  func(mgr ctrl.Manager, b *ctrl.Builder) *ctrl.Builder
 		want string
 	}{
-		{"for-on-the-managers-client", func(mgr ctrl.Manager, b *ctrl.Builder) *ctrl.Builder {
-			return b.WatchesRawSource(ctrlsyncer.For(mgr.GetClient(), shopsyncers.WidgetSyncerIn))
-		}, "ctrlsyncer.NewClient"},
+		{"for-of-no-field", func(mgr ctrl.Manager, b *ctrl.Builder) *ctrl.Builder {
+			return b.WatchesRawSource(ctrlsyncer.For(mgr, nil, shopsyncers.WidgetSyncerIn))
+		}, "give &r.Client"},
 		{"owns-by-an-unknown-type", func(mgr ctrl.Manager, b *ctrl.Builder) *ctrl.Builder {
 			c, err := ctrlsyncer.NewClient(mgr)
 			if err != nil {
 				t.Fatal(err)
 			}
-			return b.WatchesRawSource(ctrlsyncer.Owns(c, coresyncers.ConfigMapSyncerIn, &unknown{}))
+			return b.WatchesRawSource(ctrlsyncer.Owns(mgr, field(c), coresyncers.ConfigMapSyncerIn, &unknown{}))
 		}, "ctrlsyncer.Owns: the owner of *v1.ConfigMap"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -193,3 +195,54 @@ func TestForAndOwnsRefuseWhatTheyCannotServe(t *testing.T) {
 type unknown struct{ corev1.ConfigMap }
 
 func (u *unknown) DeepCopyObject() kruntime.Object { return &unknown{*u.ConfigMap.DeepCopy()} }
+
+// A kubebuilder reconciler, made with the Manager's client as its main.go
+// and suite_test.go make it, switches in SetupWithManager alone: For puts
+// the Manager's Client in its client field, and its reads of widgets come
+// from the syncer. A second reconciler whose client wraps the Manager's (a
+// field owner) gets a Client over its own wrapper: the same syncer, its
+// writes through the wrapper. NewClient after them is refused: it comes
+// first, or not at all.
+func TestSwitchInSetupWithManager(t *testing.T) {
+	srv, direct, ns := server(t)
+	mgr := newManager(t, srv.Config(), logr.Discard())
+	type reconciler struct{ client.Client }
+	first := &reconciler{mgr.GetClient()}
+	second := &reconciler{client.WithFieldOwner(mgr.GetClient(), "second")}
+	for name, r := range map[string]*reconciler{"first": first, "second": second} {
+		if err := ctrl.NewControllerManagedBy(mgr).Named(name).
+			WatchesRawSource(ctrlsyncer.For(mgr, &r.Client, shopsyncers.WidgetSyncerIn)).Complete(&requests{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c1, ok1 := first.Client.(*ctrlsyncer.Client)
+	c2, ok2 := second.Client.(*ctrlsyncer.Client)
+	if !ok1 || !ok2 || c1 == c2 || c1.Set() != c2.Set() {
+		t.Fatalf("after For, the reconcilers' clients are %T and %T; want two Clients over one set of syncers", first.Client, second.Client)
+	}
+	if _, err := ctrlsyncer.NewClient(mgr); err == nil {
+		t.Error("NewClient after For: no error")
+	}
+	start(t, mgr)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := direct.Create(ctx, &shopv1alpha1.Widget{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "w"}}); err != nil {
+		t.Fatal(err)
+	}
+	for name, r := range map[string]*reconciler{"first": first, "second": second} {
+		eventually(t, 30*time.Second, func() string {
+			var w shopv1alpha1.Widget
+			if err := r.Get(ctx, client.ObjectKey{Namespace: ns, Name: "w"}, &w); err != nil {
+				return fmt.Sprintf("the %s reconciler's Get: %v", name, err)
+			}
+			return ""
+		})
+	}
+	w := &shopv1alpha1.Widget{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "by-second"}}
+	if err := second.Create(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	if m := w.GetManagedFields(); len(m) == 0 || m[0].Manager != "second" {
+		t.Errorf("a create through the second reconciler's client was written by %v; want its field owner, second", m)
+	}
+}

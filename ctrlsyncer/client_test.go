@@ -45,7 +45,7 @@ func TestClientReadsFromSyncersAndWritesToTheServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ctrlsyncer.Add(c, shopsyncers.WidgetSyncerIn); err != nil {
+	if _, err := ctrlsyncer.Add(mgr, field(c), shopsyncers.WidgetSyncerIn); err != nil {
 		t.Fatal(err)
 	}
 	keyA := client.ObjectKey{Namespace: ns, Name: "a"}
@@ -138,22 +138,24 @@ func TestAddServesOneSyncerPerType(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first, err := ctrlsyncer.Add(c, shopsyncers.WidgetSyncerIn, runtime.WithNamespace("add"))
+	first, err := ctrlsyncer.Add(mgr, field(c), shopsyncers.WidgetSyncerIn, runtime.WithNamespace("add"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := ctrlsyncer.Add(c, shopsyncers.WidgetSyncerIn, runtime.WithNamespace("add"))
+	again, err := ctrlsyncer.Add(mgr, field(c), shopsyncers.WidgetSyncerIn, runtime.WithNamespace("add"))
 	if err != nil || again != first {
 		t.Errorf("Add with the same options: %p, %v; want the same syncer %p", again, err, first)
 	}
 	if typed, err := shopsyncers.WidgetSyncerIn(c.Set(), runtime.WithNamespace("add")); err != nil || typed.Syncer != first {
 		t.Errorf("WidgetSyncerIn(c.Set()) with the same options: %v; want the same syncer", err)
 	}
-	if _, err := ctrlsyncer.Add(c, shopsyncers.WidgetSyncerIn, runtime.WithNamespace("other")); err == nil {
+	if _, err := ctrlsyncer.Add(mgr, field(c), shopsyncers.WidgetSyncerIn, runtime.WithNamespace("other")); err == nil {
 		t.Error("a second syncer of widgets, with other options: no error")
 	}
-	_, err = ctrlsyncer.Add(mgr.GetClient(), shopsyncers.WidgetSyncerIn)
-	if err == nil || !strings.Contains(err.Error(), "ctrlsyncer.NewClient") {
-		t.Errorf("Add to the Manager's client: %v; want an error that says to give the reconciler a ctrlsyncer.NewClient", err)
+	// A reconciler made with the Manager's client gets the Manager's
+	// Client, and the same syncer.
+	managers := mgr.GetClient()
+	if s, err := ctrlsyncer.Add(mgr, &managers, shopsyncers.WidgetSyncerIn, runtime.WithNamespace("add")); err != nil || s != first || managers != client.Client(c) {
+		t.Errorf("Add to a field holding the Manager's client: %p, %v, the field holds %T; want the syncer %p and the Manager's Client", s, err, managers, first)
 	}
 }

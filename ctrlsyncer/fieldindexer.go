@@ -2,43 +2,46 @@ package ctrlsyncer
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"reflect"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"slices"
 	"strings"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/syncer-gen/syncer-gen/runtime"
 )
 
-// FieldIndexer returns the client.FieldIndexer of c's syncers, for a
+// FieldIndexer returns the client.FieldIndexer of mgr's syncers, for a
 // kubebuilder IndexField moved as it is: in SetupWithManager,
 //
 //	mgr.GetFieldIndexer().IndexField(ctx, &batchv1.Job{}, jobOwnerKey, func(o client.Object) []string {...})
 //
 // becomes
 //
-//	ctrlsyncer.FieldIndexer(r.Client).IndexField(ctx, &batchv1.Job{}, jobOwnerKey, func(o client.Object) []string {...})
+//	ctrlsyncer.FieldIndexer(mgr).IndexField(ctx, &batchv1.Job{}, jobOwnerKey, func(o client.Object) []string {...})
 //
-// and the syncer of obj's type that For, Owns or Add then makes in c has
+// and the syncer of obj's type that For, Owns or Add then makes has
 // the index field, computed by the function (runtime.WithIndex), served
 // to MatchingFields{field: value} as the Manager's cache serves it: the
 // field's name is the index's, whatever it is (".metadata.controller"
 // works as it is). The Manager's cache then watches nothing of the type.
-// c must be the *Client (NewClient) whose For, Owns or Add make the
-// type's syncer; each error is IndexField's.
+// Each error is IndexField's.
 //
 // An index a marker can declare is better declared by one
 // (+syncer-gen:index): typed, with a By<Name> lookup on the generated
 // store; FieldIndexer is for a key a marker cannot compute, and for a
 // switch that keeps the project's function.
-func FieldIndexer(c client.Client) client.FieldIndexer {
-	cl, ok := c.(*Client)
-	if !ok {
-		return fieldIndexer{err: fmt.Errorf("ctrlsyncer.FieldIndexer: the client given is a %T, not a *ctrlsyncer.Client: give the reconciler ctrlsyncer.NewClient(mgr), whose For, Owns and Add make the syncers that keep the indexes", c)}
+func FieldIndexer(mgr manager.Manager) client.FieldIndexer {
+	c, err := clientOf(mgr)
+	if err != nil {
+		return fieldIndexer{err: fmt.Errorf("ctrlsyncer.FieldIndexer: %w", err)}
 	}
-	return fieldIndexer{c: cl}
+	return fieldIndexer{c: c}
 }
 
 // fieldIndexer is FieldIndexer's: its Client's, or the error of the client
@@ -78,51 +81,91 @@ func (f fieldIndexer) IndexField(_ context.Context, obj client.Object, field str
 	if extract == nil {
 		return fmt.Errorf("ctrlsyncer: IndexField(%q) of %T: the function that computes the index is nil", field, obj)
 	}
-	return f.c.addIndex(reflect.TypeOf(obj), field, extract)
+	k := kindOf(obj)
+	gvk := k.gvk
+	if gvk.Empty() {
+		gvk, _ = apiutil.GVKForObject(obj, f.c.Scheme()) // none for a type the scheme does not know: a projection
+	}
+	return f.c.addIndex(k, gvk, field, extract)
 }
 
-// indexes are the indexes IndexField declared for one type.
+// indexes are the indexes IndexField declared for one kind.
 type indexes struct {
-	fields []string
-	opts   []runtime.Option // runtime.WithIndex of each field
-	taken  bool             // by the type's syncer: no more can be added
+	gvk      schema.GroupVersionKind // its resource, when known
+	fields   []string
+	extracts []client.IndexerFunc
+	taken    bool // by the syncer of its resource: no more can be added
 }
 
-// addIndex declares the index field of the objects of type t.
-func (c *Client) addIndex(t reflect.Type, field string, extract client.IndexerFunc) error {
+// addIndex declares the index field of the objects of kind k, of gvk.
+func (c *Client) addIndex(k kind, gvk schema.GroupVersionKind, field string, extract client.IndexerFunc) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	ix := c.indexesOf(t)
+	ix := c.indexes[k]
+	if ix == nil {
+		ix = &indexes{gvk: gvk}
+		c.indexes[k] = ix
+	}
 	switch {
 	case ix.taken:
-		return fmt.Errorf("ctrlsyncer: IndexField(%q) of %s comes after For, Owns or Add made the syncer of %s, which keeps the indexes it was made with: call IndexField before For/Owns/Add", field, t, t)
+		return fmt.Errorf("ctrlsyncer: IndexField(%q) of %s comes after For, Owns or Add made the syncer of %s, which keeps the indexes it was made with: call IndexField before For/Owns/Add", field, k, k)
 	case slices.Contains(ix.fields, field):
-		return fmt.Errorf("ctrlsyncer: IndexField(%q) of %s: indexer conflict: %q is indexed already (a field is indexed once per type, as the Manager's cache refuses it too)", field, t, field)
+		return fmt.Errorf("ctrlsyncer: IndexField(%q) of %s: indexer conflict: %q is indexed already (a field is indexed once per type, as the Manager's cache refuses it too)", field, k, field)
 	}
 	ix.fields = append(ix.fields, field)
-	ix.opts = append(ix.opts, runtime.WithIndex(field, extract))
+	ix.extracts = append(ix.extracts, extract)
 	return nil
 }
 
-// takeIndexes returns the options of the indexes declared for t, to make
-// its syncer with: IndexField of t is refused from then on.
-func (c *Client) takeIndexes(t reflect.Type) []runtime.Option {
+// takeIndexes returns the options of the indexes declared for the syncer
+// of type t of the resource gvk, to make it with: those of t, and those of
+// another type of the same resource (its upstream type, indexed for a
+// projection; PartialObjectMetadata of it), each object converted to that
+// type for the function. IndexField of them is refused from then on.
+func (c *Client) takeIndexes(t reflect.Type, gvk schema.GroupVersionKind) []runtime.Option {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	ix := c.indexesOf(t)
-	ix.taken = true
-	return ix.opts
+	own := kind{t: t}
+	if anyResource(t) {
+		own.gvk = gvk
+	}
+	var opts []runtime.Option
+	for k, ix := range c.indexes {
+		if k != own && (ix.gvk.Empty() || ix.gvk != gvk) {
+			continue
+		}
+		ix.taken = true
+		for i, field := range ix.fields {
+			extract := ix.extracts[i]
+			if k.t != t {
+				extract = convertedFor(k.t, extract)
+			}
+			opts = append(opts, runtime.WithIndex(field, extract))
+		}
+	}
+	if c.indexes[own] == nil {
+		c.indexes[own] = &indexes{gvk: gvk, taken: true} // nothing declared: no more can be
+	}
+	return opts
 }
 
-// indexesOf returns the indexes of t, none yet on the first call; c.mu is
-// held.
-func (c *Client) indexesOf(t reflect.Type) *indexes {
-	ix := c.indexes[t]
-	if ix == nil {
-		ix = &indexes{}
-		c.indexes[t] = ix
+// convertedFor makes extract, a function of objects of type u, take the
+// syncer's objects of another type of the same resource: each converted
+// to a u through its JSON, which a projection shares with its upstream
+// type (what it does not keep is left empty). It costs a JSON encoding
+// and decoding of each object as it is stored.
+func convertedFor(u reflect.Type, extract client.IndexerFunc) client.IndexerFunc {
+	return func(o client.Object) []string {
+		data, err := json.Marshal(o)
+		if err != nil {
+			panic(fmt.Sprintf("ctrlsyncer: an object of %T for an index of %s: %v", o, u, err))
+		}
+		up := reflect.New(u.Elem()).Interface().(client.Object)
+		if err := json.Unmarshal(data, up); err != nil {
+			panic(fmt.Sprintf("ctrlsyncer: an object of %T for an index of %s: %v", o, u, err))
+		}
+		return extract(up)
 	}
-	return ix
 }
 
 // untakenIndexes is an error naming the types whose indexes IndexField
@@ -132,9 +175,9 @@ func (c *Client) untakenIndexes() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var lost []string
-	for t, ix := range c.indexes {
+	for k, ix := range c.indexes {
 		if !ix.taken {
-			lost = append(lost, fmt.Sprintf("%s (%s)", t, strings.Join(ix.fields, ", ")))
+			lost = append(lost, fmt.Sprintf("%s (%s)", k, strings.Join(ix.fields, ", ")))
 		}
 	}
 	if len(lost) == 0 {

@@ -104,10 +104,10 @@ func runPanicChild(args []string) error {
 		if err != nil {
 			return err
 		}
-		if err := ctrlsyncer.FieldIndexer(c).IndexField(ctx, &batchv1.Job{}, jobOwnerKey, extract); err != nil {
+		if err := ctrlsyncer.FieldIndexer(mgr).IndexField(ctx, &batchv1.Job{}, jobOwnerKey, extract); err != nil {
 			return err
 		}
-		if _, err := ctrlsyncer.Add(c, batchsyncers.JobSyncerIn); err != nil {
+		if _, err := ctrlsyncer.Add(mgr, field(c), batchsyncers.JobSyncerIn); err != nil {
 			return err
 		}
 	}

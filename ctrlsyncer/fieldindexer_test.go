@@ -103,7 +103,7 @@ func countingCache(t *testing.T, cfg *rest.Config) (*jobRequests, func(*ctrl.Opt
 }
 
 // A kubebuilder IndexField switched in one line (mgr.GetFieldIndexer() ->
-// ctrlsyncer.FieldIndexer(c)), on the real server: the Jobs' syncer made
+// ctrlsyncer.FieldIndexer(mgr)), on the real server: the Jobs' syncer made
 // by Owns keeps the index under the cache's field name, and a reconciler's
 // List with MatchingFields{".metadata.controller": widget} gets that
 // widget's Jobs, and follows a Job whose controller owner changes; the
@@ -146,12 +146,12 @@ func TestFieldIndexerServesAnIndexFieldMoved(t *testing.T) {
 	}
 	// SetupWithManager, the IndexField statement kept but for its receiver.
 	rec := &jobsListed{Client: c, last: map[string]string{}}
-	if err := ctrlsyncer.FieldIndexer(rec.Client).IndexField(ctx, &batchv1.Job{}, jobOwnerKey, controllerWidget); err != nil {
+	if err := ctrlsyncer.FieldIndexer(mgr).IndexField(ctx, &batchv1.Job{}, jobOwnerKey, controllerWidget); err != nil {
 		t.Fatal(err)
 	}
 	err = ctrl.NewControllerManagedBy(mgr).Named("indexer").
-		WatchesRawSource(ctrlsyncer.For(rec.Client, shopsyncers.WidgetSyncerIn)).
-		WatchesRawSource(ctrlsyncer.Owns(rec.Client, batchsyncers.JobSyncerIn, &shopv1alpha1.Widget{})).
+		WatchesRawSource(ctrlsyncer.For(mgr, field(rec.Client), shopsyncers.WidgetSyncerIn)).
+		WatchesRawSource(ctrlsyncer.Owns(mgr, field(rec.Client), batchsyncers.JobSyncerIn, &shopv1alpha1.Widget{})).
 		Complete(rec)
 	if err != nil {
 		t.Fatal(err)
@@ -241,10 +241,7 @@ func TestFieldIndexerRefusesWhatItCannotKeep(t *testing.T) {
 		}
 	}
 
-	err = ctrlsyncer.FieldIndexer(mgr.GetClient()).IndexField(ctx, &batchv1.Job{}, jobOwnerKey, controllerWidget)
-	wantErr("IndexField on the Manager's client", err, "give the reconciler ctrlsyncer.NewClient(mgr)")
-
-	ix := ctrlsyncer.FieldIndexer(c)
+	ix := ctrlsyncer.FieldIndexer(mgr)
 	if err := ix.IndexField(ctx, &batchv1.Job{}, jobOwnerKey, controllerWidget); err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +259,7 @@ func TestFieldIndexerRefusesWhatItCannotKeep(t *testing.T) {
 	wantErr("a nil object", ix.IndexField(ctx, nil, "x", controllerWidget), "want a pointer to an object")
 	wantErr("a nil function", ix.IndexField(ctx, &batchv1.Job{}, "x", nil), "the function that computes the index is nil")
 
-	s, err := ctrlsyncer.Add(c, batchsyncers.JobSyncerIn)
+	s, err := ctrlsyncer.Add(mgr, field(c), batchsyncers.JobSyncerIn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +276,7 @@ func TestFieldIndexerRefusesWhatItCannotKeep(t *testing.T) {
 		t.Error("the syncer of Jobs has the index of an IndexField that came after it")
 	}
 
-	if again, err := ctrlsyncer.Add(c, batchsyncers.JobSyncerIn); err != nil || again != s {
+	if again, err := ctrlsyncer.Add(mgr, field(c), batchsyncers.JobSyncerIn); err != nil || again != s {
 		t.Errorf("Add again: %p, %v; want the syncer made with the indexes, %p", again, err, s)
 	}
 	if other, err := batchsyncers.JobSyncerIn(c.Set()); err != nil || other.Syncer == s {
@@ -323,10 +320,10 @@ func TestFieldIndexerNamedAsAMarkerIndexIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ctrlsyncer.FieldIndexer(c).IndexField(context.Background(), &batchv1.Job{}, "owner", jobImages); err != nil {
+	if err := ctrlsyncer.FieldIndexer(mgr).IndexField(context.Background(), &batchv1.Job{}, "owner", jobImages); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ctrlsyncer.Add(c, batchsyncers.JobSyncerIn); err == nil || !strings.Contains(err.Error(), `WithIndex("owner") given twice`) {
+	if _, err := ctrlsyncer.Add(mgr, field(c), batchsyncers.JobSyncerIn); err == nil || !strings.Contains(err.Error(), `WithIndex("owner") given twice`) {
 		t.Errorf("Add with an IndexField named as a marker index: %v; want the name given twice", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	shopv1alpha1 "github.com/syncer-gen/syncer-gen/examples/crd/api/shop/v1alpha1"
@@ -33,3 +34,6 @@ func drain(q workqueue.TypedRateLimitingInterface[reconcile.Request]) []string {
 	slices.Sort(out)
 	return out
 }
+
+// field is a reconciler's client field holding c, for For, Owns and Add.
+func field(c client.Client) *client.Client { return &c }

@@ -2,6 +2,7 @@ package ctrlsyncer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -27,7 +28,7 @@ import (
 // answer. Its methods are safe for concurrent use.
 type Reader struct {
 	mu     sync.RWMutex
-	byType map[reflect.Type]*store // by *T
+	byType map[kind]*store
 	share  bool
 }
 
@@ -42,7 +43,7 @@ func WithoutDeepCopy() ReaderOption { return func(r *Reader) { r.share = true } 
 
 // NewReader returns a Reader of no syncer yet: see Register.
 func NewReader(opts ...ReaderOption) *Reader {
-	r := &Reader{byType: map[reflect.Type]*store{}}
+	r := &Reader{byType: map[kind]*store{}}
 	for _, o := range opts {
 		o(r)
 	}
@@ -58,9 +59,10 @@ type store struct {
 	gr       schema.GroupResource
 	started  func() bool
 	get      func(namespace, name string) (client.Object, bool)
-	list     func() []client.Object
-	byIndex  func(index, value string) []client.Object
+	list     func(namespace string) []client.Object               // "": every namespace
+	byIndex  func(namespace, index, value string) []client.Object // "": every namespace
 	hasIndex func(index string) bool
+	covers   func(namespace string) (covered, synced bool) // runtime.Syncer.Covers
 }
 
 // syncerState is what a Reader and a Source tell of a *runtime.Syncer[T]
@@ -103,7 +105,7 @@ func register[T client.Object](r *Reader, s *runtime.Syncer[T], started func() b
 	apiVersion, _ := gvk.ToAPIVersionAndKind()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.byType[reflect.TypeFor[T]()] = &store{
+	r.byType[kindOfSyncer[T](res)] = &store{
 		syncer:   s,
 		gvk:      gvk,
 		typeMeta: metav1.TypeMeta{APIVersion: apiVersion, Kind: kind},
@@ -116,35 +118,51 @@ func register[T client.Object](r *Reader, s *runtime.Syncer[T], started func() b
 			o, ok := st.Get(namespace, name)
 			return o, ok
 		},
-		list:     func() []client.Object { return all(st.List()) },
-		byIndex:  func(index, value string) []client.Object { return all(st.ByIndex(index, value)) },
+		list: func(namespace string) []client.Object {
+			if namespace == "" {
+				return all(st.List())
+			}
+			return all(st.InNamespace(namespace))
+		},
+		byIndex: func(namespace, index, value string) []client.Object {
+			return all(st.ByIndexInNamespace(namespace, index, value))
+		},
 		hasIndex: st.HasIndex,
+		covers:   s.Covers,
 	}
 }
 
-// storeOf returns the store of objects of type t (a pointer to a struct),
-// nil if no syncer serves them.
-func (r *Reader) storeOf(t reflect.Type) *store {
+// storeOf returns the store of objects of kind k, nil if no syncer serves
+// them.
+func (r *Reader) storeOf(k kind) *store {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	return r.byType[t]
+	return r.byType[k]
 }
 
-// serves tells whether r has a syncer of obj's type.
-func (r *Reader) serves(obj client.Object) bool { return r.storeOf(reflect.TypeOf(obj)) != nil }
+// serves tells whether r has a syncer of obj's kind.
+func (r *Reader) serves(obj client.Object) bool { return r.storeOf(kindOf(obj)) != nil }
 
 // servesList tells whether r has a syncer of the items of list, and which.
 func (r *Reader) servesList(list client.ObjectList) (*store, reflect.Value, error) {
+	s, _, slice, err := r.listed(list)
+	return s, slice, err
+}
+
+// listed returns the store of the items of list (nil if none), their kind
+// and the list's items.
+func (r *Reader) listed(list client.ObjectList) (*store, kind, reflect.Value, error) {
 	items, err := meta.GetItemsPtr(list)
 	if err != nil {
-		return nil, reflect.Value{}, err
+		return nil, kind{}, reflect.Value{}, err
 	}
 	slice := reflect.ValueOf(items).Elem()
 	elem := slice.Type().Elem()
 	if elem.Kind() != reflect.Struct {
-		return nil, slice, fmt.Errorf("ctrlsyncer: List of %T: items of %s, want structs", list, elem)
+		return nil, kind{}, slice, fmt.Errorf("ctrlsyncer: List of %T: items of %s, want structs", list, elem)
 	}
-	return r.storeOf(reflect.PointerTo(elem)), slice, nil
+	k := kindOfList(list, elem)
+	return r.storeOf(k), k, slice, nil
 }
 
 func noSyncer(t any) error {
@@ -152,13 +170,19 @@ func noSyncer(t any) error {
 }
 
 // Get copies the object of key into obj, once its syncer has synced; a
-// NotFound error when the syncer's store has no such object.
+// NotFound error when the syncer's store has no such object, and the
+// error of controller-runtime's cache for a namespace the syncer does not
+// cover ("unable to get: ns/name because of unknown namespace for the
+// cache"), never a NotFound.
 func (r *Reader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-	s := r.storeOf(reflect.TypeOf(obj))
+	s := r.storeOf(kindOf(obj))
 	if s == nil {
 		return noSyncer(obj)
 	}
-	if err := s.ready(ctx); err != nil {
+	if err := s.ready(ctx, key.Namespace); err != nil {
+		if errors.Is(err, errUnknownNamespace) {
+			return fmt.Errorf("unable to get: %v because of unknown namespace for the cache", key)
+		}
 		return err
 	}
 	o, ok := s.get(key.Namespace, key.Name)
@@ -190,12 +214,14 @@ func (r *Reader) shared(unsafe *bool) bool { return r.share || unsafe != nil && 
 
 // List fills list (a typed list, e.g. *WidgetList) with the objects of the
 // syncer of its items' type that match opts, once that syncer has synced:
-// InNamespace, a label selector, and MatchingFields of one or more fields,
-// each served by the syncer's index of that name (an index the syncer
-// lacks is an error, as controller-runtime's cache gives). Items come
+// InNamespace, served by the store's namespace index, a label selector,
+// and MatchingFields of one or more fields, each served by the syncer's
+// index of that name (an index the syncer lacks is an error, as
+// controller-runtime's cache gives). Items come
 // sorted by namespace and name; Limit keeps the first ones. Continue is
 // refused with an error, and the list's continue token says so, as the
-// cache's does: a store has no pages.
+// cache's does: a store has no pages. A namespace the syncer does not
+// cover is an error, as in the cache, never an empty list.
 func (r *Reader) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
 	s, slice, err := r.servesList(list)
 	if err != nil {
@@ -209,10 +235,13 @@ func (r *Reader) List(ctx context.Context, list client.ObjectList, opts ...clien
 	if lo.Continue != "" {
 		return fmt.Errorf("ctrlsyncer: List of %s: continue list option is not supported by the syncer's store (it has no pages)", s.gr)
 	}
-	if err := s.ready(ctx); err != nil {
+	if err := s.ready(ctx, lo.Namespace); err != nil {
+		if errors.Is(err, errUnknownNamespace) {
+			return fmt.Errorf("unable to list: %v because of unknown namespace for the cache", lo.Namespace)
+		}
 		return err
 	}
-	objs, err := s.matching(lo.FieldSelector)
+	objs, err := s.matching(lo.Namespace, lo.FieldSelector)
 	if err != nil {
 		return err
 	}
@@ -222,21 +251,24 @@ func (r *Reader) List(ctx context.Context, list client.ObjectList, opts ...clien
 		}
 		return strings.Compare(a.GetName(), b.GetName())
 	})
-	share := r.shared(lo.UnsafeDisableDeepCopy)
-	out := reflect.MakeSlice(slice.Type(), 0, len(objs))
+	kept := objs[:0] // the items: what the label selector keeps, up to Limit
 	for _, o := range objs {
-		if lo.Limit > 0 && int64(out.Len()) >= lo.Limit {
+		if lo.Limit > 0 && int64(len(kept)) >= lo.Limit {
 			break
 		}
-		if lo.Namespace != "" && o.GetNamespace() != lo.Namespace ||
-			lo.LabelSelector != nil && !lo.LabelSelector.Matches(labels.Set(o.GetLabels())) {
-			continue
+		if lo.LabelSelector == nil || lo.LabelSelector.Matches(labels.Set(o.GetLabels())) {
+			kept = append(kept, o)
 		}
+	}
+	share := r.shared(lo.UnsafeDisableDeepCopy)
+	out := reflect.MakeSlice(slice.Type(), len(kept), len(kept))
+	for i, o := range kept {
 		if !share {
 			o = o.DeepCopyObject().(client.Object)
 		}
-		out = reflect.Append(out, reflect.ValueOf(o).Elem())
-		s.setKind(out.Index(out.Len() - 1).Addr().Interface().(client.Object))
+		item := out.Index(i)
+		item.Set(reflect.ValueOf(o).Elem())
+		s.setKind(item.Addr().Interface().(client.Object))
 	}
 	slice.Set(out)
 	list.SetContinue("continue-not-supported")

@@ -10,13 +10,15 @@ import (
 	"github.com/syncer-gen/syncer-gen/runtime"
 )
 
-// matching returns the objects a field selector picks: all without one;
-// with one, those that have every field's value in the syncer's index of
-// that field's name, as controller-runtime's cache serves MatchingFields
-// from the indexes IndexField declared. Only exact matches are served.
-func (s *store) matching(sel fields.Selector) ([]client.Object, error) {
+// matching returns the objects of namespace ns (every namespace for "")
+// that a field selector picks: all without one; with one, those that have
+// every field's value in the syncer's index of that field's name, as
+// controller-runtime's cache serves MatchingFields from the indexes
+// IndexField declared. Only exact matches are served. Neither walks more
+// than the namespace's objects or the first field's.
+func (s *store) matching(ns string, sel fields.Selector) ([]client.Object, error) {
 	if sel == nil || sel.Empty() {
-		return s.list(), nil
+		return s.list(ns), nil
 	}
 	reqs := sel.Requirements()
 	for _, req := range reqs {
@@ -27,13 +29,13 @@ func (s *store) matching(sel fields.Selector) ([]client.Object, error) {
 			return nil, fmt.Errorf("ctrlsyncer: field selector %q: the syncer of %s has no index named %q (declare it with a +syncer-gen:index marker, runtime.WithIndex, or ctrlsyncer.FieldIndexer before the syncer is made)", sel, s.gr, req.Field)
 		}
 	}
-	objs := s.byIndex(reqs[0].Field, reqs[0].Value)
+	objs := s.byIndex(ns, reqs[0].Field, reqs[0].Value)
 	for _, req := range reqs[1:] {
 		if len(objs) == 0 {
 			break
 		}
 		also := map[runtime.Key]bool{}
-		for _, o := range s.byIndex(req.Field, req.Value) {
+		for _, o := range s.byIndex(ns, req.Field, req.Value) {
 			also[runtime.KeyOf(o)] = true
 		}
 		kept := objs[:0]

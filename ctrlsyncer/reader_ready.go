@@ -2,11 +2,13 @@ package ctrlsyncer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/syncer-gen/syncer-gen/syncerset"
 )
@@ -16,12 +18,22 @@ import (
 // syncer's handlers, so that a handler may read too.
 const syncPoll = 10 * time.Millisecond
 
-// ready returns once the syncer of s has synced. It fails at once with a
+// errUnknownNamespace: a read of a namespace the syncer does not cover.
+var errUnknownNamespace = errors.New("unknown namespace for the cache")
+
+// ready returns once the syncer of s has synced the objects of namespace
+// ns (of every namespace it covers, for ""). It fails at once with
+// errUnknownNamespace for a namespace the syncer does not cover, as
+// controller-runtime's cache of some namespaces does, with a
 // cache.ErrCacheNotStarted when the syncer has not started, and with a
 // Timeout error saying why the syncer has not synced when ctx ends first,
-// as controller-runtime's cache does.
-func (s *store) ready(ctx context.Context) error {
-	if s.syncer.HasSynced() {
+// as the cache does.
+func (s *store) ready(ctx context.Context, ns string) error {
+	covered, synced := s.covers(ns)
+	if !covered {
+		return errUnknownNamespace
+	}
+	if synced {
 		return nil
 	}
 	res := s.syncer.Resource()
@@ -31,18 +43,35 @@ func (s *store) ready(ctx context.Context) error {
 	}
 	tick := time.NewTicker(syncPoll)
 	defer tick.Stop()
-	for !s.syncer.HasSynced() {
+	for {
 		select {
 		case <-ctx.Done():
-			return apierrors.NewTimeoutError(fmt.Sprintf("failed waiting for the syncer of %s to sync (%v): %s", res, ctx.Err(), whyNotSynced(s.syncer, false)), 0)
+			what := res.String()
+			if ns != "" && s.syncer.HasSynced() {
+				what += " in namespace " + ns
+			}
+			return apierrors.NewTimeoutError(fmt.Sprintf("failed waiting for the syncer of %s to sync (%v): %s", what, ctx.Err(), whyNotSynced(s.syncer, false)), 0)
 		case <-tick.C:
 		}
+		if covered, synced = s.covers(ns); !covered {
+			return errUnknownNamespace
+		} else if synced {
+			return nil
+		}
 	}
-	return nil
 }
 
 // whyNotSynced tells why s has not synced, in syncerset's words: its last
 // failure and what it means, or how far it has come.
 func whyNotSynced(s syncerState, handlersBehind bool) syncerset.NotSynced {
 	return syncerset.NotSynced{Resource: s.Resource().String(), Err: s.LastError(), Progress: s.Progress(), HandlersBehind: handlersBehind}
+}
+
+// readyFor is ready for the syncer of obj's type, in namespace ns.
+func (r *Reader) readyFor(ctx context.Context, obj client.Object, ns string) error {
+	s := r.storeOf(kindOf(obj))
+	if s == nil {
+		return noSyncer(obj)
+	}
+	return s.ready(ctx, ns)
 }

@@ -36,7 +36,7 @@ type syncerSource[T client.Object, R comparable] struct {
 }
 
 // Start adds a handler to the syncer and returns at once; the handler is
-// removed when ctx is done.
+// removed when ctx is done, and ends when the syncer stops.
 func (src *syncerSource[T, R]) Start(ctx context.Context, q workqueue.TypedRateLimitingInterface[R]) error {
 	err := errors.New("ctrlsyncer: Source started twice")
 	src.once.Do(func() {
@@ -44,8 +44,11 @@ func (src *syncerSource[T, R]) Start(ctx context.Context, q workqueue.TypedRateL
 		src.reg = src.s.AddHandler(src.handler(ctx, q), runtime.WithHandlerName("controller-runtime"))
 		close(src.started)
 		go func() {
-			<-ctx.Done()
-			src.reg.Remove()
+			select {
+			case <-ctx.Done():
+				src.reg.Remove()
+			case <-src.reg.Done(): // the syncer stopped (RemoveSyncer)
+			}
 		}()
 	})
 	return err
@@ -77,17 +80,26 @@ func (src *syncerSource[T, R]) WaitForSync(ctx context.Context) error {
 	return &syncerset.NotSyncedError{Total: 1, Resources: []syncerset.NotSynced{whyNotSynced(src.s, behind)}, Cause: ctx.Err()}
 }
 
+// handler turns the syncer's calls into controller-runtime's events, as
+// its Kind source does from an informer's: an object of a resync's list
+// (the first sync, a relist, a warm start's, or stored when the source
+// started) is a create event with IsInInitialList, which controller-runtime's
+// handlers enqueue at low priority into a priority queue (the default for a
+// Manager's controllers); a resync period's update has old and new at the
+// same resourceVersion, which they enqueue at low priority too.
 func (src *syncerSource[T, R]) handler(ctx context.Context, q workqueue.TypedRateLimitingInterface[R]) runtime.Handler[T] {
-	return runtime.HandlerFuncs[T]{
-		AddFunc: func(o T) {
-			e := event.TypedCreateEvent[T]{Object: o}
-			for _, p := range src.preds {
-				if !p.Create(e) {
-					return
-				}
+	create := func(o T, initial bool) {
+		e := event.TypedCreateEvent[T]{Object: o, IsInInitialList: initial}
+		for _, p := range src.preds {
+			if !p.Create(e) {
+				return
 			}
-			src.h.Create(ctx, e, q)
-		},
+		}
+		src.h.Create(ctx, e, q)
+	}
+	return runtime.HandlerFuncs[T]{
+		AddFunc:        func(o T) { create(o, false) },
+		InitialAddFunc: func(o T) { create(o, true) },
 		UpdateFunc: func(old, o T) {
 			e := event.TypedUpdateEvent[T]{ObjectOld: old, ObjectNew: o}
 			for _, p := range src.preds {

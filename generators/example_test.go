@@ -22,7 +22,7 @@ func ExampleBuild() {
 		for _, r := range p.Resources {
 			name := r.Kind
 			if pr := r.Projection; pr != nil {
-				name = fmt.Sprintf("%s (a projection of %s keeping %d paths, protobuf=%v)", r.Name, r.Kind, len(pr.Keeps), pr.Protobuf)
+				name = fmt.Sprintf("%s (a projection of %s keeping %d paths, protobuf=%v, metadataOnly=%v)", r.Name, r.Kind, len(pr.Keeps), pr.Protobuf, pr.MetadataOnly)
 			}
 			fmt.Printf("  %s: %s, namespaced=%v, strip=%v, %d indexes\n", name, r.Resource, r.Namespaced, r.StripManagedFields, len(r.Indexes))
 		}
@@ -30,7 +30,8 @@ func ExampleBuild() {
 	// Output:
 	// example.com/syncers/core/v1 (group ""):
 	//   ConfigMap: configmaps, namespaced=true, strip=false, 1 indexes
-	//   NodePod (a projection of Pod keeping 8 paths, protobuf=true): pods, namespaced=true, strip=false, 1 indexes
+	//   NodePod (a projection of Pod keeping 8 paths, protobuf=true, metadataOnly=false): pods, namespaced=true, strip=false, 1 indexes
+	//   PodOwners (a projection of Pod keeping 2 paths, protobuf=true, metadataOnly=true): pods, namespaced=true, strip=false, 1 indexes
 	// example.com/syncers/fleet/v1 (group "fleet.golden.example.com"):
 	//   Cactus: cacti, namespaced=false, strip=false, 0 indexes
 	//   Crate: crates, namespaced=true, strip=false, 1 indexes
@@ -39,5 +40,6 @@ func ExampleBuild() {
 	// example.com/syncers/things/v1 (group "things.golden.example.com"):
 	//   Datum: data, namespaced=false, strip=false, 0 indexes
 	//   Gadget: gadgets, namespaced=true, strip=true, 13 indexes
-	//   GadgetSummary (a projection of Gadget keeping 7 paths, protobuf=false): gadgets, namespaced=true, strip=false, 1 indexes
+	//   GadgetMeta (a projection of Gadget keeping 2 paths, protobuf=false, metadataOnly=true): gadgets, namespaced=true, strip=false, 0 indexes
+	//   GadgetSummary (a projection of Gadget keeping 7 paths, protobuf=false, metadataOnly=false): gadgets, namespaced=true, strip=false, 1 indexes
 }

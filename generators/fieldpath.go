@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"go/token"
 	"go/types"
-	"reflect"
-	"sort"
 	"strings"
 	"unicode"
 )
@@ -98,15 +96,14 @@ func resolveFieldPath(t types.Type, path string, pos token.Position, marker stri
 			return nil, 0, false, errorf(at(pos, seg.offset), ErrorTypeNotFound, marker,
 				"%s: %s has no fields; the path must end at a string, bool or integer", pathUpTo(segs, i+1), cur)
 		}
-		fieldSteps, ft, found := findJSONField(st, seg.name)
+		jf, found := jsonFieldByName(st, seg.name)
 		if !found {
-			names := jsonFieldNames(st)
-			expected := "expected one of: " + strings.Join(names, ", ")
-			if near := closest(seg.name, names); near != "" {
-				expected = fmt.Sprintf("did you mean %q?", near)
-			}
 			return nil, 0, false, errorf(at(pos, seg.offset), ErrorTypeNotFound, marker,
-				"%s: no field %q in %s; %s", pathUpTo(segs, i+1), seg.name, typeName(cur), expected)
+				"%s: no field %q in %s; %s", pathUpTo(segs, i+1), seg.name, typeName(cur), notFound(st, seg.name))
+		}
+		fieldSteps, ft, err := selectSteps(cur, st, jf.chain)
+		if err != nil {
+			return nil, 0, false, errorf(at(pos, seg.offset), ErrorTypeNotSupported, marker, "%s: %v", pathUpTo(segs, i+1), err)
 		}
 		steps = append(steps, fieldSteps...)
 		cur = ft
@@ -181,71 +178,6 @@ func through(t types.Type, steps *[]Step) types.Type {
 			return t
 		}
 	}
-}
-
-// findJSONField finds the field serialised as name in st, looking into
-// embedded structs that are inlined (no JSON name of their own), as
-// encoding/json does. It returns the steps that select it.
-func findJSONField(st *types.Struct, name string) ([]Step, types.Type, bool) {
-	for i := 0; i < st.NumFields(); i++ {
-		f := st.Field(i)
-		if !f.Exported() {
-			continue
-		}
-		jsonName, inline := jsonTag(f, st.Tag(i))
-		if jsonName == name {
-			return []Step{{Kind: StepField, GoName: f.Name()}}, f.Type(), true
-		}
-		if inline {
-			inner, ok := f.Type().Underlying().(*types.Struct)
-			if !ok {
-				continue
-			}
-			if steps, t, found := findJSONField(inner, name); found {
-				return append([]Step{{Kind: StepField, GoName: f.Name()}}, steps...), t, true
-			}
-		}
-	}
-	return nil, nil, false
-}
-
-// jsonFieldNames returns the JSON names of st's fields, inlined ones included, sorted.
-func jsonFieldNames(st *types.Struct) []string {
-	var out []string
-	for i := 0; i < st.NumFields(); i++ {
-		f := st.Field(i)
-		if !f.Exported() {
-			continue
-		}
-		jsonName, inline := jsonTag(f, st.Tag(i))
-		if inline {
-			if inner, ok := f.Type().Underlying().(*types.Struct); ok {
-				out = append(out, jsonFieldNames(inner)...)
-			}
-			continue
-		}
-		if jsonName != "" {
-			out = append(out, jsonName)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-// jsonTag returns the JSON name of a field, "" for one left out, and
-// whether it is an embedded struct whose fields are inlined.
-func jsonTag(f *types.Var, tag string) (name string, inline bool) {
-	v, ok := reflect.StructTag(tag).Lookup("json")
-	name, _, _ = strings.Cut(v, ",")
-	switch {
-	case name == "-":
-		return "", false
-	case f.Embedded() && name == "":
-		return "", true
-	case !ok || name == "":
-		return f.Name(), false
-	}
-	return name, false
 }
 
 // isList tells whether t is a slice, or a pointer to one.

@@ -158,3 +158,100 @@ func FuzzParseFieldPath(f *testing.F) {
 		}
 	})
 }
+
+// shadowSrc has JSON names that encoding/json gives to the shallowest
+// field, to a tagged field over an untagged one at one depth, or to no
+// field (two at one depth), and fields promoted from an unexported
+// embedded struct.
+const shadowSrc = `package api
+
+type Obj struct {
+	Spec   Spec   ` + "`json:\"spec\"`" + `
+	Items  []Item ` + "`json:\"items\"`" + `
+	Tie    Tie    ` + "`json:\"tie\"`" + `
+	Tagged Tagged ` + "`json:\"tagged\"`" + `
+	Hidden Hidden ` + "`json:\"hidden\"`" + `
+}
+type Base struct {
+	Name string ` + "`json:\"name\"`" + `
+	Only string ` + "`json:\"only\"`" + `
+}
+type Spec struct {
+	Base ` + "`json:\",inline\"`" + `
+	Name string ` + "`json:\"name\"`" + `
+}
+type Meta struct {
+	Kind string ` + "`json:\"kind\"`" + `
+}
+type Item struct {
+	Meta ` + "`json:\",inline\"`" + `
+	Kind string ` + "`json:\"kind\"`" + `
+	Name string ` + "`json:\"name\"`" + `
+}
+type A struct{ X string ` + "`json:\"x\"`" + ` }
+type B struct{ X string ` + "`json:\"x\"`" + ` }
+type Tie struct {
+	A
+	B
+}
+type Untagged struct{ Y string }
+type Named struct {
+	Z string ` + "`json:\"Y\"`" + `
+}
+type Tagged struct {
+	Untagged
+	Named
+}
+type common struct {
+	Shared string ` + "`json:\"shared\"`" + `
+}
+type Hidden struct {
+	common
+}
+`
+
+func shadowType(t *testing.T) types.Type {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "api.go", shadowSrc, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := (&types.Config{Importer: importer.Default()}).Check("api", fset, []*ast.File{f}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.Scope().Lookup("Obj").Type()
+}
+
+// Index and filter paths resolve a JSON name as encoding/json does, as
+// keep paths do: the shallowest field, a tagged one over an untagged one
+// at one depth, none for two at one depth; through an unexported embedded
+// struct by the name Go promotes.
+func TestResolveFieldPathShadowing(t *testing.T) {
+	obj := shadowType(t)
+	for _, tt := range []struct {
+		path  string
+		steps []Step
+	}{
+		{".spec.name", []Step{field("Spec"), field("Name")}},
+		{".spec.only", []Step{field("Spec"), field("Base"), field("Only")}},
+		{".items[?(@.kind=='Pod')].name", []Step{field("Items"),
+			filtered(Condition{Steps: []Step{field("Kind")}, Equal: true, Value: "Pod"}), field("Name")}},
+		{".tagged.Y", []Step{field("Tagged"), field("Named"), field("Z")}},
+		{".hidden.shared", []Step{field("Hidden"), field("Shared")}},
+	} {
+		t.Run(tt.path, func(t *testing.T) {
+			steps, _, _, err := resolveFieldPath(obj, tt.path, token.Position{Column: 10}, "+syncer-gen:index")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(steps, tt.steps) {
+				t.Errorf("got  %+v\nwant %+v", steps, tt.steps)
+			}
+		})
+	}
+	if _, _, _, err := resolveFieldPath(obj, ".tie.x", token.Position{Column: 10}, "+syncer-gen:index"); err == nil || err.Type != ErrorTypeNotFound {
+		t.Errorf(".tie.x: got %v, want a NotFound error (encoding/json fills no field of that name)", err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/token"
 	"go/types"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -118,7 +119,10 @@ func (p *filterParser) cond() (cond, error) {
 	return c, p.literal(&c)
 }
 
-// literal reads 'text', "text", true, false or an integer into c.
+// literal reads 'text', "text", true, false or a number into c: an
+// integer as an int, or a uint64 past the int64 range; any other number
+// as a float64, which no condition takes, so that the error is the
+// literal's.
 func (p *filterParser) literal(c *cond) error {
 	c.litOff = p.i
 	if p.i < len(p.s) && (p.s[p.i] == '\'' || p.s[p.i] == '"') {
@@ -133,7 +137,7 @@ func (p *filterParser) literal(c *cond) error {
 		return nil
 	}
 	start := p.i
-	for p.i < len(p.s) && (isNameChar(rune(p.s[p.i]), false) || p.s[p.i] == '-') {
+	for p.i < len(p.s) && (isNameChar(rune(p.s[p.i]), false) || strings.IndexByte("-+.", p.s[p.i]) >= 0) {
 		p.i++
 	}
 	c.litText = p.s[start:p.i]
@@ -142,13 +146,21 @@ func (p *filterParser) literal(c *cond) error {
 		c.lit = c.litText == "true"
 		return nil
 	}
-	n, err := strconv.Atoi(c.litText)
-	if err != nil {
-		p.i = start
-		return fmt.Errorf("expected a literal ('text', true, false or an integer) at %q; %s", p.rest(), filterHint)
+	number := c.litText != "" && strings.IndexByte("0123456789-+.", c.litText[0]) >= 0
+	if n, err := strconv.ParseInt(c.litText, 10, 64); err == nil && number {
+		c.lit = int(n)
+		return nil
 	}
-	c.lit = n
-	return nil
+	if n, err := strconv.ParseUint(c.litText, 10, 64); err == nil && number {
+		c.lit = n
+		return nil
+	}
+	if f, err := strconv.ParseFloat(c.litText, 64); err == nil && number {
+		c.lit = f
+		return nil
+	}
+	p.i = start
+	return fmt.Errorf("expected a literal ('text', true, false or an integer) at %q; %s", p.rest(), filterHint)
 }
 
 // resolveFilter checks seg's filter against the list t that its field
@@ -186,14 +198,13 @@ func resolveCond(elem types.Type, c cond, pos token.Position, marker string) (Co
 		if !ok {
 			return out, errorf(at(pos, c.offset), ErrorTypeNotFound, marker, "%s: %s has no fields", where, typeName(cur))
 		}
-		fieldSteps, ft, found := findJSONField(st, name)
+		jf, found := jsonFieldByName(st, name)
 		if !found {
-			names := jsonFieldNames(st)
-			expected := "expected one of: " + strings.Join(names, ", ")
-			if near := closest(name, names); near != "" {
-				expected = fmt.Sprintf("did you mean %q?", near)
-			}
-			return out, errorf(at(pos, c.offset), ErrorTypeNotFound, marker, "%s: no field %q in %s; %s", where, name, typeName(cur), expected)
+			return out, errorf(at(pos, c.offset), ErrorTypeNotFound, marker, "%s: no field %q in %s; %s", where, name, typeName(cur), notFound(st, name))
+		}
+		fieldSteps, ft, err := selectSteps(cur, st, jf.chain)
+		if err != nil {
+			return out, errorf(at(pos, c.offset), ErrorTypeNotSupported, marker, "%s: %v", where, err)
 		}
 		out.Steps = append(out.Steps, fieldSteps...)
 		cur = ft
@@ -214,11 +225,12 @@ func resolveCond(elem types.Type, c cond, pos token.Position, marker string) (Co
 			want = "true or false"
 		}
 	case basic.Info()&types.IsInteger != 0:
-		n, isInt := c.lit.(int)
-		if !isInt || n < 0 && basic.Info()&types.IsUnsigned != 0 {
-			want = "an integer"
-			if basic.Info()&types.IsUnsigned != 0 {
-				want = "an integer of 0 or more"
+		lo, hi := intRange(basic.Kind())
+		if !inRange(c.lit, lo, hi) {
+			want = fmt.Sprintf("an integer from %d to %d", lo, hi)
+			switch basic.Kind() {
+			case types.Int, types.Uint, types.Uintptr:
+				want += fmt.Sprintf(" (%s is 32 bits on some platforms)", basic.Name())
 			}
 		}
 	default:
@@ -228,6 +240,40 @@ func resolveCond(elem types.Type, c cond, pos token.Position, marker string) (Co
 		return out, errorf(at(pos, c.litOff), ErrorTypeInvalid, marker, "%s is a %s, and %s is not one; expected %s", where, typeName(cur), c.litText, want)
 	}
 	return out, nil
+}
+
+// intRange returns the values of an integer kind that generated code may
+// compare with a constant on every platform: int, uint and uintptr are
+// taken as 32 bits, their size on some.
+func intRange(k types.BasicKind) (lo int64, hi uint64) {
+	switch k {
+	case types.Int8:
+		return math.MinInt8, math.MaxInt8
+	case types.Int16:
+		return math.MinInt16, math.MaxInt16
+	case types.Int32, types.Int:
+		return math.MinInt32, math.MaxInt32
+	case types.Int64:
+		return math.MinInt64, math.MaxInt64
+	case types.Uint8:
+		return 0, math.MaxUint8
+	case types.Uint16:
+		return 0, math.MaxUint16
+	case types.Uint32, types.Uint, types.Uintptr:
+		return 0, math.MaxUint32
+	}
+	return 0, math.MaxUint64
+}
+
+// inRange tells whether lit, a literal, is an integer from lo to hi.
+func inRange(lit any, lo int64, hi uint64) bool {
+	switch n := lit.(type) {
+	case int:
+		return int64(n) >= lo && (n < 0 || uint64(n) <= hi)
+	case uint64:
+		return n <= hi
+	}
+	return false
 }
 
 // pointers goes through the pointers of t, adding a step for each.

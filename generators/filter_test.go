@@ -38,6 +38,8 @@ type Owner struct {
 	Size       uint   ` + "`json:\"size\"`" + `
 	Ref        *Ref   ` + "`json:\"ref\"`" + `
 	Weight     float64 ` + "`json:\"weight\"`" + `
+	Big        uint64 ` + "`json:\"big\"`" + `
+	Tiny       int8   ` + "`json:\"tiny\"`" + `
 }
 type Ref struct{ Name string ` + "`json:\"name\"`" + ` }
 `
@@ -141,6 +143,34 @@ func TestResolveFilteredPathErrors(t *testing.T) {
 				t.Errorf("got %s at column %d, want %s at %d (%v)", err.Type, err.Pos.Column, tt.typ, col, err)
 			}
 		})
+	}
+}
+
+// A literal out of its field's range, or not an integer for an integer
+// field, is refused at the literal: generated code would not compile
+// ("constant 3000000000 overflows int32"). int and uint are taken as 32
+// bits, their size on some platforms. At the ends of each range it is taken.
+func TestFilterLiteralRange(t *testing.T) {
+	owned := ownedType(t)
+	for _, lit := range []string{"@.index==3000000000", "@.index!=2147483648", "@.index==-2147483649", "@.index==1.5", "@.index==1e3",
+		"@.size==-1", "@.size==4294967296", "@.tiny==128", "@.tiny==-129", "@.big==-1", "@.big==18446744073709551616", "@.big==.5"} {
+		path := ".metadata.ownerReferences[?(" + lit + ")].name"
+		_, _, _, err := resolveFieldPath(owned, path, token.Position{Filename: "x.go", Line: 3, Column: 10}, "+syncer-gen:index")
+		if col := 10 + strings.IndexAny(path, "=!") + 2; err == nil || err.Type != ErrorTypeInvalid || err.Pos.Column != col {
+			t.Errorf("%s: got %v, want an Invalid error at column %d, the literal", lit, err, col)
+		}
+	}
+	path := ".metadata.ownerReferences[?(@.index==2147483647 && @.index!=-2147483648 && @.size==4294967295 && @.tiny==-128 && @.big==18446744073709551615)].name"
+	steps, _, _, err := resolveFieldPath(owned, path, token.Position{Column: 10}, "+syncer-gen:index")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var values []any
+	for _, c := range steps[2].Filter {
+		values = append(values, c.Value)
+	}
+	if want := []any{2147483647, -2147483648, 4294967295, -128, uint64(18446744073709551615)}; !reflect.DeepEqual(values, want) {
+		t.Errorf("literals %#v, want %#v", values, want)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"go/token"
 	"go/types"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -40,7 +41,7 @@ func resolveProjection(r *Resource, keeps []marker, t types.Type, apiScope *type
 	for _, m := range keeps {
 		kp, err := pb.walk(rs, m)
 		if err == nil {
-			err = kp.coveredBy(accepted)
+			err = cmp.Or(kp.coveredBy(accepted), kp.whole)
 		}
 		if err != nil {
 			pb.errs = append(pb.errs, err)
@@ -80,11 +81,29 @@ func resolveProjection(r *Resource, keeps []marker, t types.Type, apiScope *type
 	if apiScope == nil {
 		apiScope = root.Obj().Pkg().Scope()
 	}
-	if err := pb.list(p, apiScope, r.ListKind, keeps[0]); err != nil {
+	if err := pb.list(p, apiScope, r.ListKind, root, keeps[0]); err != nil {
 		return nil, ErrorList{err}
 	}
-	p.Protobuf = hasMethod(root, "Unmarshal") && protobufCapable(p)
+	p.Protobuf = hasMethod(root, "Unmarshal") && protobufCapable(p) && !pb.flat
+	p.MetadataOnly = metadataOnly(p)
 	return p, nil
+}
+
+// metadataOnly tells whether p keeps nothing but metadata: its root holds
+// only metav1.TypeMeta and metav1.ObjectMeta, the latter as field 1 in
+// protobuf where it is read from protobuf, as in PartialObjectMetadata.
+func metadataOnly(p *Projection) bool {
+	for _, f := range p.Root.Fields {
+		meta := f.Type.Kind == TypeStruct && !f.Type.Struct.Generated || // kept in part
+			f.Type.Kind == TypeUpstream && f.Type.Pkg == metav1Pkg && (f.Type.Name == "ObjectMeta" || f.Type.Name == "TypeMeta") // whole
+		if !meta {
+			return false
+		}
+		if p.Protobuf && f.Proto != nil && f.Proto.Number != 1 {
+			return false
+		}
+	}
+	return true
 }
 
 // projBuilder collects the kept fields of each upstream struct type.
@@ -93,6 +112,10 @@ type projBuilder struct {
 	structs    map[*types.TypeName]*pstruct
 	order      []*pstruct
 	errs       ErrorList
+	// flat is set when a kept field is of an unexported embedded struct,
+	// kept flat: its protobuf field number is the embedded message's, so
+	// the projection reads JSON only.
+	flat bool
 }
 
 // pstruct is an upstream struct type and the fields kept of it, on every
@@ -102,37 +125,49 @@ type pstruct struct {
 	named  *types.Named
 	st     *types.Struct
 	meta   bool // metav1.ObjectMeta or TypeMeta: kept as the upstream type
-	fields map[int]*pfield
+	fields map[string]*pfield
 	out    *Struct
-	built  map[int]*Field // the Fields of out, by index in st
 }
 
 // pfield is a kept field: whole (its upstream type), or a struct of which
 // child keeps some fields. Whole wins where one path keeps a field whole
 // and another only part of it.
 type pfield struct {
+	// chain are the field indexes from the struct: one, or more for a
+	// field of unexported embedded structs, which is kept flat.
+	chain []int
 	whole bool
 	child *pstruct
+	built *Field
 }
 
 func (pb *projBuilder) pstruct(n *types.Named) *pstruct {
 	if ps, ok := pb.structs[n.Obj()]; ok {
 		return ps
 	}
-	ps := &pstruct{named: n, fields: map[int]*pfield{}}
+	ps := &pstruct{named: n, fields: map[string]*pfield{}}
 	ps.st, _ = n.Underlying().(*types.Struct)
 	pb.structs[n.Obj()] = ps
 	pb.order = append(pb.order, ps)
 	return ps
 }
 
-func (ps *pstruct) field(i int) *pfield {
-	f, ok := ps.fields[i]
+// field returns the kept field at chain, made if need be.
+func (ps *pstruct) field(chain ...int) *pfield {
+	k := fmt.Sprint(chain)
+	f, ok := ps.fields[k]
 	if !ok {
-		f = &pfield{}
-		ps.fields[i] = f
+		f = &pfield{chain: slices.Clone(chain)}
+		ps.fields[k] = f
 	}
 	return f
+}
+
+// kept returns the kept fields in the upstream struct's order.
+func (ps *pstruct) kept() []*pfield {
+	out := slices.Collect(maps.Values(ps.fields))
+	slices.SortFunc(out, func(x, y *pfield) int { return slices.Compare(x.chain, y.chain) })
+	return out
 }
 
 func (ps *pstruct) fieldType(i int) types.Type { return types.Unalias(ps.st.Field(i).Type()) }
@@ -164,19 +199,20 @@ type keptPath struct {
 	m     marker
 	steps []keptStep
 	ids   []string // the upstream Go names along the path, to compare paths
+	whole *Error   // why the field at its end cannot be kept whole, reported after a path that repeats another
 }
 
-// keptStep keeps field index of ps: whole when child is nil, else the
-// fields of child that the rest of the path keeps.
+// keptStep keeps the field of ps at chain: whole when child is nil, else
+// the fields of child that the rest of the path keeps.
 type keptStep struct {
 	ps    *pstruct
-	index int
+	chain []int
 	child *types.Named
 }
 
 func (kp keptPath) apply(pb *projBuilder) {
 	for _, s := range kp.steps {
-		f := s.ps.field(s.index)
+		f := s.ps.field(s.chain...)
 		if s.child == nil {
 			f.whole = true
 			continue
@@ -218,26 +254,45 @@ func (pb *projBuilder) walk(rs *pstruct, m marker) (keptPath, *Error) {
 	cur := rs
 	for i, seg := range segs {
 		last := i == len(segs)-1
-		refs, found := jsonFieldChain(cur.st, seg.name)
+		jf, found := jsonFieldByName(cur.st, seg.name)
 		if !found {
-			names := jsonFieldNames(cur.st)
-			expected := "expected one of: " + strings.Join(names, ", ")
-			if near := closest(seg.name, names); near != "" {
-				expected = fmt.Sprintf("did you mean %q?", near)
-			}
-			return fail(i, ErrorTypeNotFound, "no field %q in %s; %s", seg.name, typeName(cur.named), expected)
+			return fail(i, ErrorTypeNotFound, "no field %q in %s; %s", seg.name, typeName(cur.named), notFound(cur.st, seg.name))
 		}
-		for _, ref := range refs[:len(refs)-1] { // embedded structs whose fields are inlined
-			n, ok := types.Unalias(cur.st.Field(ref).Type()).(*types.Named)
-			if !ok {
-				return fail(i, ErrorTypeNotSupported, "reached through the embedded pointer %s, which a projection does not support", cur.st.Field(ref).Type())
-			}
-			kp.steps = append(kp.steps, keptStep{ps: cur, index: ref, child: n})
-			kp.ids = append(kp.ids, cur.st.Field(ref).Name())
-			cur = pb.pstruct(n)
+		if seg.filter != nil {
+			return kp, errorf(at(m.valuePos, seg.offset+1+len(seg.name)), ErrorTypeNotSupported, m.name(),
+				"%s: a projection keeps every element of a list, and cannot filter them: write %s (an index may filter: +%s:%s=%s)",
+				pathUpTo(segs, i+1), eachPath(segs), markerName, keyIndex, m.value)
 		}
-		idx := refs[len(refs)-1]
-		f := cur.st.Field(idx)
+		// The embedded structs on the way, whose fields JSON inlines: an
+		// exported one is kept as a generated struct, embedded; the fields
+		// of an unexported one, which generated code cannot name, are kept
+		// flat, selected by Go's promotion.
+		var pending []int
+		for _, ref := range jf.chain[:len(jf.chain)-1] {
+			pending = append(pending, ref)
+			ef, _ := fieldAt(cur.st, pending)
+			n, ok := types.Unalias(ef.Type()).(*types.Named)
+			switch {
+			case !ok:
+				return fail(i, ErrorTypeNotSupported, "reached through the embedded pointer %s, which a projection does not support", typeName(ef.Type()))
+			case !ef.Exported():
+				continue
+			}
+			if err := pb.promoted(cur, pending); err != nil {
+				return fail(i, ErrorTypeNotSupported, "%v", err)
+			}
+			kp.steps = append(kp.steps, keptStep{ps: cur, chain: pending, child: n})
+			kp.ids = append(kp.ids, ef.Name())
+			cur, pending = pb.pstruct(n), nil
+		}
+		chain := append(pending, jf.chain[len(jf.chain)-1])
+		f, _ := fieldAt(cur.st, chain)
+		if !f.Exported() {
+			return fail(i, ErrorTypeNotSupported, "the unexported embedded field %s, which generated code cannot name: keep what holds it whole", f.Name())
+		}
+		if err := pb.promoted(cur, chain); err != nil {
+			return fail(i, ErrorTypeNotSupported, "%v", err)
+		}
 		kp.ids = append(kp.ids, f.Name())
 		if cur == rs && isMetav1(f.Type(), "ObjectMeta") && i+2 < len(segs) {
 			return fail(i+2, ErrorTypeNotSupported, "metadata keeps its fields whole (it stays a metav1.ObjectMeta): write .metadata.%s", segs[i+1].name)
@@ -254,7 +309,10 @@ func (pb *projBuilder) walk(rs *pstruct, m marker) (keptPath, *Error) {
 			ft = types.Unalias(sl.Elem())
 		}
 		if last {
-			kp.steps = append(kp.steps, keptStep{ps: cur, index: idx})
+			if _, err := upstreamType(f.Type(), 0); err != nil {
+				_, kp.whole = fail(i, ErrorTypeNotSupported, "%v", err)
+			}
+			kp.steps = append(kp.steps, keptStep{ps: cur, chain: chain})
 			return kp, nil
 		}
 		inner := derefAll(ft)
@@ -275,14 +333,44 @@ func (pb *projBuilder) walk(rs *pstruct, m marker) (keptPath, *Error) {
 				return fail(i, ErrorTypeNotSupported, "%s is an anonymous struct, which a projection keeps whole: write %s", seg.name, pathUpTo(segs, i+1))
 			case ownJSON(n):
 				return fail(i, ErrorTypeNotSupported, "%s decodes its JSON its own way, so its fields cannot be picked: keep %s whole", typeName(n), pathUpTo(segs, i+1))
+			case !n.Obj().Exported() || n.TypeArgs().Len() > 0:
+				return fail(i, ErrorTypeNotSupported, "%s is a %s, which generated code cannot name: a projection cannot keep fields of it; keep %s, which holds it, whole",
+					seg.name, typeName(n), cmp.Or(pathUpTo(segs, i), "the object"))
 			}
-			kp.steps = append(kp.steps, keptStep{ps: cur, index: idx, child: n})
+			kp.steps = append(kp.steps, keptStep{ps: cur, chain: chain, child: n})
 			cur = pb.pstruct(n)
 		default:
 			return fail(i, ErrorTypeNotFound, "%s has no fields; only the last field of a path may be a %s", typeName(inner), typeName(inner))
 		}
 	}
 	return kp, nil
+}
+
+// promoted checks that generated code can select the field of ps at
+// chain: one of ps's own, or one of unexported embedded structs, flat,
+// that Go promotes by its name. A field kept flat makes the projection
+// read JSON only (pb.flat).
+func (pb *projBuilder) promoted(ps *pstruct, chain []int) error {
+	if len(chain) == 1 {
+		return nil
+	}
+	pb.flat = true
+	return promoted(ps.named, ps.st, chain)
+}
+
+// eachPath returns the path of segs with every filter written [*].
+func eachPath(segs []segment) string {
+	var b strings.Builder
+	for _, s := range segs {
+		b.WriteString("." + s.name)
+		switch {
+		case s.filter != nil, s.each:
+			b.WriteString("[*]")
+		case s.hasKey:
+			b.WriteString("[" + s.key + "]")
+		}
+	}
+	return b.String()
 }
 
 // derefAll goes through pointers.
@@ -294,57 +382,6 @@ func derefAll(t types.Type) types.Type {
 		}
 		t = p.Elem()
 	}
-}
-
-// jsonFieldChain finds the field serialised as name in st, as
-// encoding/json does: the shallowest one, looking into embedded structs
-// whose fields are inlined. It returns the field indexes from st down.
-func jsonFieldChain(st *types.Struct, name string) ([]int, bool) {
-	type level struct {
-		st    *types.Struct
-		chain []int
-	}
-	cur := []level{{st: st}}
-	for depth := 0; len(cur) > 0 && depth < maxTypeHops; depth++ {
-		var found [][]int
-		var next []level
-		for _, l := range cur {
-			for i := range l.st.NumFields() {
-				f := l.st.Field(i)
-				if !f.Exported() && !f.Embedded() {
-					continue
-				}
-				n, inline := jsonTag(f, l.st.Tag(i))
-				chain := append(slices.Clip(l.chain), i)
-				if inline {
-					if inner, ok := derefAll(f.Type()).Underlying().(*types.Struct); ok {
-						next = append(next, level{inner, chain})
-					}
-					continue
-				}
-				if n == name && f.Exported() {
-					found = append(found, chain)
-				}
-			}
-		}
-		if len(found) == 1 {
-			return found[0], true
-		}
-		if len(found) > 1 {
-			return nil, false // encoding/json ignores a name two fields at one depth have
-		}
-		cur = next
-	}
-	return nil, false
-}
-
-// jsonName returns the JSON member name of a field, "" for one inlined or left out.
-func jsonName(f *types.Var, tag string) string {
-	n, inline := jsonTag(f, tag)
-	if inline {
-		return ""
-	}
-	return n
 }
 
 func fieldIndex(st *types.Struct, goName string) int {
@@ -366,31 +403,22 @@ func (pb *projBuilder) build(p *Projection, rs *pstruct, m marker) *Error {
 		}
 		ps.out = &Struct{Upstream: typeNameOf(ps.named), Generated: !ps.meta}
 		reached = append(reached, ps)
-		for _, i := range sortedKeys(ps.fields) {
-			if f := ps.fields[i]; !f.whole && f.child != nil {
+		for _, f := range ps.kept() {
+			if !f.whole && f.child != nil {
 				reach(f.child)
 			}
 		}
 	}
 	reach(rs)
-	names := map[string]*pstruct{}
+	pb.nameStructs(reached)
 	for _, ps := range reached {
-		ps.out.Name = pb.structName(ps, ps == rs)
-		if other, dup := names[ps.out.Name]; dup {
-			return errorf(m.pos, ErrorTypeDuplicate, m.name(), "the projection would generate two structs named %s, for %s and %s; name the projection otherwise",
-				ps.out.Name, typeName(other.named), typeName(ps.named))
-		}
-		names[ps.out.Name] = ps
-	}
-	for _, ps := range reached {
-		ps.built = map[int]*Field{}
-		for _, i := range sortedKeys(ps.fields) {
-			f, err := pb.field(ps, i, m)
+		for _, pf := range ps.kept() {
+			f, err := pb.field(ps, pf, m)
 			if err != nil {
 				return err
 			}
 			ps.out.Fields = append(ps.out.Fields, f)
-			ps.built[i] = f
+			pf.built = f
 		}
 	}
 	for _, ps := range reached {
@@ -413,12 +441,12 @@ func (pb *projBuilder) build(p *Projection, rs *pstruct, m marker) *Error {
 // not kept, shallower) is not top's to read.
 func jsonMembers(top, cur *pstruct, path []*Field, chain []int) []*JSONMember {
 	var out []*JSONMember
-	for _, i := range sortedKeys(cur.fields) {
-		f := cur.built[i]
-		p, c := append(slices.Clip(path), f), append(slices.Clip(chain), i)
-		switch pf := cur.fields[i]; {
+	for _, pf := range cur.kept() {
+		f := pf.built
+		p, c := append(slices.Clip(path), f), append(slices.Clip(chain), pf.chain...)
+		switch {
 		case f.JSONName != "":
-			if got, ok := jsonFieldChain(top.st, f.JSONName); ok && slices.Equal(got, c) {
+			if got, ok := jsonFieldByName(top.st, f.JSONName); ok && slices.Equal(got.chain, c) {
 				out = append(out, &JSONMember{Name: f.JSONName, Path: p})
 			}
 		case f.Embedded && pf.child != nil && !pf.whole:
@@ -435,40 +463,90 @@ func boolInt(b bool) int {
 	return 0
 }
 
-func sortedKeys[V any](m map[int]V) []int {
-	ks := make([]int, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
+// nameStructs names the structs of reached, the root first: the
+// projection's name for the root; for the others, the projection's name
+// and the upstream struct's without the kind in front (PodSpec ->
+// NodePodSpec, Container -> NodePodContainer). Two upstream structs never
+// get one name, nor a struct a name the syncer's code declares
+// (NodePodList) or a kept field's (an embedded struct's field is named
+// after its type): where that short name is taken, or wanted by another
+// struct, the struct whose own name it is (SecurityContext over
+// PodSecurityContext) keeps it, and the others take the projection's name
+// and their upstream name whole (NodePodPodSecurityContext), then
+// qualified by their package's path from its last element up
+// (NodePodV1Foo, NodePodApiV1Foo...). Names depend only on the set of
+// structs kept, not on the order of the keep markers.
+func (pb *projBuilder) nameStructs(reached []*pstruct) {
+	taken := map[string]bool{}
+	for _, n := range syncerNames(pb.name) {
+		taken[n] = true
 	}
-	slices.Sort(ks)
-	return ks
-}
-
-// structName names the generated struct of ps: the projection's name for
-// the root, else the projection's name and the upstream struct's without
-// the kind in front (PodSpec -> NodePodSpec, Container -> NodePodContainer).
-func (pb *projBuilder) structName(ps *pstruct, root bool) string {
-	if root {
-		return pb.name
+	taken[pb.name+"List"], taken[pb.name+"From"] = true, true
+	for _, ps := range reached {
+		for _, pf := range ps.fields {
+			f, _ := fieldAt(ps.st, pf.chain)
+			taken[f.Name()] = true
+		}
 	}
-	n := ps.named.Obj().Name()
-	if rest, ok := strings.CutPrefix(n, pb.kind); ok && rest != "" {
-		n = rest
+	reached[0].out.Name = pb.name
+	taken[pb.name] = true
+	rest := slices.Clone(reached[1:])
+	slices.SortFunc(rest, func(x, y *pstruct) int {
+		return cmp.Or(cmp.Compare(x.named.Obj().Name(), y.named.Obj().Name()), cmp.Compare(x.named.Obj().Pkg().Path(), y.named.Obj().Pkg().Path()))
+	})
+	short := func(ps *pstruct) string {
+		n := ps.named.Obj().Name()
+		if rest, ok := strings.CutPrefix(n, pb.kind); ok && rest != "" {
+			n = rest
+		}
+		return pb.name + n
 	}
-	return pb.name + n
+	wanted := map[string]int{}
+	for _, ps := range rest {
+		wanted[short(ps)]++
+	}
+	var later []*pstruct
+	for _, ps := range rest {
+		if n := short(ps); wanted[n] == 1 && !taken[n] {
+			ps.out.Name, taken[n] = n, true
+		} else {
+			later = append(later, ps)
+		}
+	}
+	for _, ps := range later {
+		name := ps.named.Obj().Name()
+		candidates := []string{pb.name + name}
+		elems := strings.Split(ps.named.Obj().Pkg().Path(), "/")
+		qual := ""
+		for i := len(elems) - 1; i >= 0; i-- {
+			qual = upperFirst(keepAlnum(elems[i])) + qual
+			candidates = append(candidates, pb.name+qual+name)
+		}
+		for i := 0; ; i++ {
+			c := fmt.Sprintf("%s%s%d", pb.name, name, i-len(candidates)+2)
+			if i < len(candidates) {
+				c = candidates[i]
+			}
+			if !taken[c] {
+				ps.out.Name, taken[c] = c, true
+				break
+			}
+		}
+	}
 }
 
 func typeNameOf(n *types.Named) TypeName {
 	return TypeName{Pkg: n.Obj().Pkg().Path(), Name: n.Obj().Name()}
 }
 
-// field returns the kept field i of ps.
-func (pb *projBuilder) field(ps *pstruct, i int, m marker) (*Field, *Error) {
-	v, tag := ps.st.Field(i), ps.st.Tag(i)
-	pf := ps.fields[i]
+// field returns the kept field pf of ps.
+func (pb *projBuilder) field(ps *pstruct, pf *pfield, m marker) (*Field, *Error) {
+	v, tag := fieldAt(ps.st, pf.chain)
 	f := &Field{GoName: v.Name(), UpstreamName: v.Name(), Embedded: v.Embedded(), Tag: tag, JSONName: jsonName(v, tag)}
 	f.JSONQuoted = slices.Contains(strings.Split(reflect.StructTag(tag).Get("json"), ",")[1:], "string")
-	f.Proto = protoTag(tag)
+	if len(pf.chain) == 1 { // a field kept flat has its embedded message's number
+		f.Proto = protoTag(tag)
+	}
 	var err error
 	if pf.whole || pf.child == nil {
 		f.Type, err = upstreamType(v.Type(), 0)
@@ -515,6 +593,9 @@ func upstreamType(t types.Type, depth int) (*Type, error) {
 	case *types.Named:
 		if u.TypeArgs().Len() > 0 || u.Obj().Pkg() == nil {
 			return nil, fmt.Errorf("type %s is not supported in a projection", u)
+		}
+		if !u.Obj().Exported() {
+			return nil, fmt.Errorf("%s is unexported: generated code, in another package, cannot name it", typeName(u))
 		}
 		ty := &Type{Kind: TypeUpstream, Pkg: u.Obj().Pkg().Path(), Name: u.Obj().Name(),
 			OwnJSON: ownJSON(u), Protobuf: hasMethod(u, "Unmarshal"), DeepCopy: hasMethod(u, "DeepCopyInto"), Plain: plain(u, 0)}
@@ -595,7 +676,7 @@ func plain(t types.Type, depth int) bool {
 }
 
 // list fills in the projected list type from the upstream one, <Kind>List.
-func (pb *projBuilder) list(p *Projection, scope *types.Scope, listKind string, m marker) *Error {
+func (pb *projBuilder) list(p *Projection, scope *types.Scope, listKind string, root *types.Named, m marker) *Error {
 	n, ok := scope.Lookup(listKind).(*types.TypeName)
 	if !ok {
 		return errorf(m.pos, ErrorTypeRequired, m.name(), "no type %s in the API package", listKind)
@@ -606,22 +687,39 @@ func (pb *projBuilder) list(p *Projection, scope *types.Scope, listKind string, 
 		return errorf(m.pos, ErrorTypeNotSupported, m.name(), "%s is not a struct", typeName(ln))
 	}
 	p.List = typeNameOf(ln)
+	// The generated list reads and copies these members into the same
+	// fields: kind and apiVersion into an inlined metav1.TypeMeta, a
+	// metav1.ListMeta of its own name, and items, a list of the type.
+	fields := jsonFields(st)
+	field := func(name string) (*types.Var, string, bool) {
+		f, ok := fields[name]
+		if !ok || len(f.chain) > 2 || len(f.chain) == 2 && !isMetav1(st.Field(f.chain[0]).Type(), "TypeMeta") {
+			return nil, "", false
+		}
+		v, tag := fieldAt(st, f.chain)
+		return v, tag, true
+	}
+	_, _, kind := field("kind")
+	_, _, apiVersion := field("apiVersion")
 	for i := range st.NumFields() {
-		v, tag := st.Field(i), st.Tag(i)
-		switch {
-		case isMetav1(v.Type(), "ListMeta"):
-			t, err := upstreamType(v.Type(), 0)
-			if err != nil {
-				return errorf(m.pos, ErrorTypeNotSupported, m.name(), "%v", err)
+		if v, tag := st.Field(i), st.Tag(i); isMetav1(v.Type(), "ListMeta") && jsonName(v, tag) != "" {
+			if lv, _, ok := field(jsonName(v, tag)); ok && lv == v {
+				t, err := upstreamType(v.Type(), 0)
+				if err != nil {
+					return errorf(m.pos, ErrorTypeNotSupported, m.name(), "%v", err)
+				}
+				p.ListMeta = &Field{GoName: v.Name(), UpstreamName: v.Name(), Embedded: v.Embedded(), Tag: tag, JSONName: jsonName(v, tag), Proto: protoTag(tag), Type: t}
 			}
-			p.ListMeta = &Field{GoName: v.Name(), UpstreamName: v.Name(), Embedded: v.Embedded(), Tag: tag, JSONName: jsonName(v, tag), Proto: protoTag(tag), Type: t}
-		case jsonName(v, tag) == "items":
+		}
+	}
+	if v, tag, ok := field("items"); ok && !v.Embedded() {
+		if sl, isSlice := types.Unalias(v.Type()).(*types.Slice); isSlice && types.Identical(sl.Elem(), root) {
 			p.Items = &Field{GoName: v.Name(), UpstreamName: v.Name(), Tag: tag, JSONName: "items", Proto: protoTag(tag),
 				Type: &Type{Kind: TypeSlice, Elem: &Type{Kind: TypeStruct, Struct: p.Root}}}
 		}
 	}
-	if p.ListMeta == nil || p.Items == nil {
-		return errorf(m.pos, ErrorTypeNotSupported, m.name(), "%s has no metav1.ListMeta or no items", typeName(ln))
+	if !kind || !apiVersion || p.ListMeta == nil || p.Items == nil {
+		return errorf(m.pos, ErrorTypeNotSupported, m.name(), "%s is not a list as a projection reads it: an inlined metav1.TypeMeta, a metav1.ListMeta and items, a list of %s", typeName(ln), typeName(root))
 	}
 	if !hasMethod(ln, "Unmarshal") {
 		p.ListMeta.Proto, p.Items.Proto = nil, nil
@@ -630,25 +728,70 @@ func (pb *projBuilder) list(p *Projection, scope *types.Scope, listKind string, 
 }
 
 // indexSteps returns the steps of an index, walked through the upstream
-// type, for the projected type, or an error when its path is not kept.
+// type, for the projected type, or an error when its path, or a field
+// its filters compare, is not kept.
 func (p *Projection) indexSteps(steps []Step, path string, pos token.Position, marker string) ([]Step, *Error) {
-	out := slices.Clone(steps)
-	cur := p.Root
-	for i, s := range steps {
+	out, _, missing := p.Root.project(steps)
+	if missing < 0 {
+		return out, nil
+	}
+	if s := steps[missing]; s.Kind == StepFilter {
+		return nil, errorf(pos, ErrorTypeInvalid, marker, "%s filters on a field the projection %s does not keep: keep the fields its conditions compare too (%s)",
+			path, p.Name, conditionPaths(path))
+	}
+	return nil, errorf(pos, ErrorTypeInvalid, marker, "%s is not kept by the projection %s: add +syncer-gen:keep=%s (or a path that holds it)", path, p.Name, path)
+}
+
+// project returns steps, walked through upstream structs from the one s
+// projects, with the names of the projected structs' fields, and the
+// generated struct they end in (nil within a field kept whole); missing
+// is the index of the first step that reads a field not kept, -1 if none.
+func (s *Struct) project(steps []Step) (out []Step, end *Struct, missing int) {
+	out = slices.Clone(steps)
+	cur := s
+	for i, st := range steps {
 		if cur == nil {
 			break // within a field kept whole
 		}
-		if s.Kind != StepField {
+		switch st.Kind {
+		case StepField:
+			f := cur.field(st.GoName)
+			if f == nil {
+				return nil, nil, i
+			}
+			out[i].GoName = f.GoName
+			cur = f.Type.structOf()
+		case StepFilter:
+			out[i].Filter = slices.Clone(st.Filter)
+			for j, c := range st.Filter {
+				cs, _, m := cur.project(c.Steps)
+				if m >= 0 {
+					return nil, nil, i
+				}
+				out[i].Filter[j].Steps = cs
+			}
+		}
+	}
+	return out, cur, -1
+}
+
+// conditionPaths names, for a message, the fields that path's filters
+// compare, as keep paths: .spec.ports[*].port for .spec.ports[?(@.port==80)].name.
+func conditionPaths(path string) string {
+	segs, _, err := parseFieldPath(path)
+	if err != nil {
+		return path
+	}
+	var out []string
+	for i, s := range segs {
+		if s.filter == nil {
 			continue
 		}
-		f := cur.field(s.GoName)
-		if f == nil {
-			return nil, errorf(pos, ErrorTypeInvalid, marker, "%s is not kept by the projection %s: add +syncer-gen:keep=%s (or a path that holds it)", path, p.Name, path)
+		for _, c := range s.filter.conds {
+			out = append(out, eachPath(segs[:i+1])+"."+strings.Join(c.fields, "."))
 		}
-		out[i].GoName = f.GoName
-		cur = f.Type.structOf()
 	}
-	return out, nil
+	return strings.Join(out, ", ")
 }
 
 // field returns the kept field whose upstream name is name, nil if none.

@@ -123,8 +123,9 @@ type Condition struct {
 	Steps []Step
 	// Equal is true for ==, false for !=.
 	Equal bool
-	// Value is the literal: a string, a bool or an int, of the kind of
-	// the value Steps reach.
+	// Value is the literal: a string, a bool, or an integer (an int, or a
+	// uint64 past the int64 range) within the range of the value's type,
+	// of the kind of the value Steps reach.
 	Value any
 }
 

@@ -10,11 +10,9 @@ import (
 // declares in its package, with what declares each.
 func generatedNames(r *Resource) map[string]string {
 	out := map[string]string{}
-	for _, suffix := range []string{"Syncer", "Store", "Handler", "HandlerFuncs", "Driver", "Resource", "SyncerIn"} {
-		out[r.Name+suffix] = "the syncer of " + r.Name
+	for _, n := range syncerNames(r.Name) {
+		out[n] = "the syncer of " + r.Name
 	}
-	out["New"+r.Name+"Syncer"] = "the syncer of " + r.Name
-	out["New"+r.Name+"Driver"] = "the syncer of " + r.Name
 	if p := r.Projection; p != nil {
 		out[p.Name+"List"] = "the projection " + p.Name
 		out[p.Name+"From"] = "the projection " + p.Name
@@ -23,6 +21,16 @@ func generatedNames(r *Resource) map[string]string {
 				out[s.Name] = "the projection " + p.Name + " (of " + s.Upstream.Name + ")"
 			}
 		}
+	}
+	return out
+}
+
+// syncerNames returns the exported names the syncer of objects named name
+// declares: NameSyncer, NameStore, NewNameSyncer...
+func syncerNames(name string) []string {
+	out := []string{"New" + name + "Syncer", "New" + name + "Driver"}
+	for _, suffix := range []string{"Syncer", "Store", "Handler", "HandlerFuncs", "Driver", "Resource", "SyncerIn"} {
+		out = append(out, name+suffix)
 	}
 	return out
 }

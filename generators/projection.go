@@ -26,9 +26,15 @@ type Projection struct {
 	ListMeta, Items *Field
 	// Protobuf is true when the upstream type and its list decode
 	// protobuf (the built-in APIs) and every kept field can be read from
-	// it: the projection then has a protobuf decoder. Otherwise the server
-	// is asked for JSON only.
+	// it, none kept flat (a field of an unexported embedded struct, whose
+	// number is the embedded message's): the projection then has a
+	// protobuf decoder. Otherwise the server is asked for JSON only.
 	Protobuf bool
+	// MetadataOnly is true when every keep path is under .metadata: the
+	// syncer asks the server for PartialObjectMetadata, which its
+	// decoders read as they read a whole object (runtime.Resource's
+	// MetadataOnly).
+	MetadataOnly bool
 	// Pos is where the first keep marker is.
 	Pos token.Position
 }
@@ -50,7 +56,9 @@ type Struct struct {
 	// which the projected type holds as they are, decoding only the
 	// kept fields into them.
 	Generated bool
-	// Fields are the kept fields, in the upstream struct's order.
+	// Fields are the kept fields, in the upstream struct's order, those
+	// of unexported embedded structs among them, flat (generated code
+	// cannot name those structs; Go promotes their fields).
 	Fields []*Field
 	// JSON are the members of the struct's JSON object that decoders
 	// read, with those of embedded structs whose fields are inlined.

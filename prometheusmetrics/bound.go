@@ -33,6 +33,9 @@ func (m *Metrics) For(resource string) runtime.Metrics {
 		handlerWait:    m.handlerWait.MustCurryWith(l),
 		handlerLatency: m.handlerLatency.MustCurryWith(l),
 		handlerPanics:  m.handlerPanics.MustCurryWith(l),
+		readWaits:      m.readWaits.MustCurryWith(l),
+		readFailOpen:   m.readFailOpen.MustCurryWith(l),
+		driftRepairs:   m.driftRepairs.MustCurryWith(l),
 	}
 	// EventReceived is called for every object: look its counters up once.
 	for _, t := range []watch.EventType{watch.Added, watch.Modified, watch.Deleted, watch.Bookmark, watch.Error} {
@@ -61,6 +64,9 @@ type bound struct {
 	handlerLatency prometheus.ObserverVec
 	handlerPanics  *prometheus.CounterVec
 	shardMode      *prometheus.GaugeVec
+	readWaits      prometheus.ObserverVec
+	readFailOpen   *prometheus.CounterVec
+	driftRepairs   *prometheus.CounterVec
 }
 
 var _ runtime.Metrics = (*bound)(nil)
@@ -135,3 +141,16 @@ func (b *bound) HandlerCalled(handler string, waited, took time.Duration) {
 
 // HandlerPanicked implements runtime.Metrics.
 func (b *bound) HandlerPanicked(handler string) { b.handlerPanics.WithLabelValues(handler).Inc() }
+
+// ReadWaited implements runtime.Metrics.
+func (b *bound) ReadWaited(op runtime.WaitOp, result runtime.WaitResult, waited time.Duration) {
+	b.readWaits.WithLabelValues(string(op), string(result)).Observe(waited.Seconds())
+	if result == runtime.WaitFailedOpen {
+		b.readFailOpen.WithLabelValues(string(op)).Inc()
+	}
+}
+
+// DriftRepaired implements runtime.Metrics.
+func (b *bound) DriftRepaired(reason runtime.Reason) {
+	b.driftRepairs.WithLabelValues(string(reason)).Inc()
+}

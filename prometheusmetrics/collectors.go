@@ -24,6 +24,9 @@ type Metrics struct {
 	handlerLatency *prometheus.HistogramVec
 	handlerPanics  *prometheus.CounterVec
 	shardMode      *prometheus.GaugeVec
+	readWaits      *prometheus.HistogramVec
+	readFailOpen   *prometheus.CounterVec
+	driftRepairs   *prometheus.CounterVec
 }
 
 // Option configures New.
@@ -61,6 +64,9 @@ func New(reg prometheus.Registerer, opts ...Option) (*Metrics, error) {
 	// cluster over LIST); handler calls from microseconds up.
 	syncBuckets := prometheus.ExponentialBuckets(0.005, 2, 17)   // 5ms .. ~5.5m
 	handlerBuckets := prometheus.ExponentialBuckets(1e-6, 4, 14) // 1µs .. ~67s
+	// A read waits for nothing (most), a watch's lag (milliseconds to a
+	// second), or up to its limit (10s by default).
+	waitBuckets := prometheus.ExponentialBuckets(1e-4, 2.5, 13) // 100µs .. ~6m
 	m := &Metrics{
 		events:         counter("events_total", "Events read from watch streams and LIST pages, by type.", "resource", "type"),
 		syncs:          counter("syncs_total", "Full (re)syncs completed, by how the initial state was read.", "resource", "mode"),
@@ -77,6 +83,10 @@ func New(reg prometheus.Registerer, opts ...Option) (*Metrics, error) {
 		handlerLatency: histogram("handler_latency_seconds", "How long each handler call took, in seconds.", handlerBuckets, "resource", "handler"),
 		handlerPanics:  counter("handler_panics_total", "Handler calls that panicked.", "resource", "handler"),
 		shardMode:      gauge("shard_mode", "For a sharded syncer, 1 for who keeps it to its shard (served: the server, filtered: the syncer), 0 for the other.", "resource", "mode"),
+		readWaits: histogram("read_wait_seconds", "How long reads waited for the store to see the program's own writes (read-your-own-writes), by operation and result (observed, timeout, cancelled, fail-open).",
+			waitBuckets, "resource", "operation", "result"),
+		readFailOpen: counter("read_wait_fail_open_total", "Waits for the store that returned at once because resourceVersions do not compare (the read may miss the program's own writes).", "resource", "operation"),
+		driftRepairs: counter("drift_repairs_total", "Objects a drift check found the store wrong about and repaired, by what was wrong (missing, stale, gone).", "resource", "reason"),
 	}
 	for _, c := range m.collectors() {
 		if err := reg.Register(c); err != nil {
@@ -99,6 +109,8 @@ func (m *Metrics) collectors() []prometheus.Collector {
 	return []prometheus.Collector{
 		m.events, m.syncs, m.syncDuration, m.syncObjects, m.errors, m.mode, m.relists,
 		m.reconnects, m.objects, m.storeBytes, m.queueDepth, m.handlerWait, m.handlerLatency, m.handlerPanics, m.shardMode,
+		m.readWaits, m.readFailOpen,
+		m.driftRepairs,
 	}
 }
 

@@ -43,6 +43,11 @@ func TestCallsLandInTheirSeries(t *testing.T) {
 	cms.HandlerQueueDepth("printer", 4)
 	cms.HandlerCalled("printer", 2*time.Millisecond, 3*time.Millisecond)
 	cms.HandlerPanicked("printer")
+	cms.ReadWaited(runtime.WaitOpList, runtime.WaitObserved, 250*time.Millisecond)
+	cms.ReadWaited(runtime.WaitOpGet, runtime.WaitFailedOpen, 0)
+	cms.DriftRepaired(runtime.ReasonDriftStale)
+	cms.DriftRepaired(runtime.ReasonDriftStale)
+	pods.DriftRepaired(runtime.ReasonDriftGone)
 
 	want := `
 # HELP syncer_events_total Events read from watch streams and LIST pages, by type.
@@ -89,9 +94,17 @@ syncer_handler_queue_depth{handler="printer",resource="configmaps/v1"} 4
 # HELP syncer_handler_panics_total Handler calls that panicked.
 # TYPE syncer_handler_panics_total counter
 syncer_handler_panics_total{handler="printer",resource="configmaps/v1"} 1
+# HELP syncer_read_wait_fail_open_total Waits for the store that returned at once because resourceVersions do not compare (the read may miss the program's own writes).
+# TYPE syncer_read_wait_fail_open_total counter
+syncer_read_wait_fail_open_total{operation="get",resource="configmaps/v1"} 1
+# HELP syncer_drift_repairs_total Objects a drift check found the store wrong about and repaired, by what was wrong (missing, stale, gone).
+# TYPE syncer_drift_repairs_total counter
+syncer_drift_repairs_total{reason="stale",resource="configmaps/v1"} 2
+syncer_drift_repairs_total{reason="gone",resource="pods/v1"} 1
 `
 	names := []string{"syncer_events_total", "syncer_errors_total", "syncer_mode", "syncer_objects", "syncer_store_bytes", "syncer_syncs_total",
-		"syncer_relists_total", "syncer_reconnects_total", "syncer_handler_queue_depth", "syncer_handler_panics_total"}
+		"syncer_relists_total", "syncer_reconnects_total", "syncer_handler_queue_depth", "syncer_handler_panics_total", "syncer_read_wait_fail_open_total",
+		"syncer_drift_repairs_total"}
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), names...); err != nil {
 		t.Error(err)
 	}
@@ -106,6 +119,9 @@ syncer_handler_panics_total{handler="printer",resource="configmaps/v1"} 1
 	}
 	if sum := histogramSum(t, reg, "syncer_handler_latency_seconds", "configmaps/v1"); sum != 0.003 {
 		t.Errorf("syncer_handler_latency_seconds sum %v, want 0.003", sum)
+	}
+	if n, err := testutil.GatherAndCount(reg, "syncer_read_wait_seconds"); err != nil || n != 2 {
+		t.Errorf("syncer_read_wait_seconds has %d series, want 2 (list observed, get fail-open): %v", n, err)
 	}
 	if n := histogramCount(t, reg, "syncer_sync_duration_seconds", "configmaps/v1"); n != 1 {
 		t.Errorf("syncer_sync_duration_seconds count %d, want 1", n)

@@ -17,4 +17,12 @@
 // since a reconcile loop must look again at whatever may have changed
 // while the syncer was away. The queue folds keys that are already waiting,
 // so a burst costs one reconcile per object.
+//
+// After a restart every stored object is enqueued; with a Priority queue
+// (NewPriority, client-go's queue with a low level), Enqueue puts the
+// objects of the initial list and a resync period's updates at the low
+// level, as controller-runtime's priority queue does, so that a live change
+// is reconciled before that backlog:
+//
+//	q := queue.NewPriority(workqueue.DefaultTypedControllerRateLimiter[runtime.Key]())
 package queue

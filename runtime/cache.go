@@ -19,12 +19,15 @@ type cache[T Object] struct {
 	mu         sync.Mutex // serialises event application and handler changes
 	store      *Store[T]
 	handlers   []*dispatcher[T]
-	added      int // handlers ever added, for default names
-	epoch      uint64
-	inResync   bool
+	added      int              // handlers ever added, for default names
+	epoch      uint64           // the last resync epoch begun, by any part
+	inResync   bool             // a part is in a resync: handlers were told that one began, not yet that it ended
+	whole      *part            // the part of a Syncer of one namespace or all
+	parts      map[string]*part // by namespace, for a Syncer over several (WithNamespaces); nil otherwise
+	waiting    bool             // such a Syncer was given no namespaces yet: it has not synced (see namespaces.go)
 	synced     atomic.Bool
-	syncedCh   chan struct{} // closed at the first finishResync
-	rv         string        // the resourceVersion the store is at, outside a resync
+	syncedCh   chan struct{} // closed at the first finishResync that leaves every part synced
+	woken      chan struct{} // closed when the store observes something, for waits (waits.go); nil when none waits
 	stop       chan struct{} // closed when the Syncer stops: handler goroutines end
 	stopOnce   sync.Once
 	running    sync.WaitGroup // every handler goroutine ever started, removed ones included
@@ -41,7 +44,8 @@ type cache[T Object] struct {
 
 func newCache[T Object](c *config) *cache[T] {
 	return &cache[T]{
-		store:      newStore[T](c.indexes),
+		store:      newStore[T](c.indexes, c.namespaced),
+		whole:      &part{all: true},
 		syncedCh:   make(chan struct{}),
 		stop:       make(chan struct{}),
 		transforms: c.transforms,
@@ -70,6 +74,7 @@ func (c *cache[T]) addHandler(h Handler[T], opts []HandlerOption) *Registration 
 	reg.pending = q.Len
 	d := &dispatcher[T]{reg: reg, h: h, q: q, metrics: c.cfg.metrics,
 		log: c.cfg.logger.WithValues("resource", c.cfg.resource)}
+	d.initial, _ = h.(InitialAdder[T])
 	reg.detach = func() { c.removeHandler(d) }
 	now := time.Now()
 	if c.inResync {
@@ -77,13 +82,14 @@ func (c *cache[T]) addHandler(h Handler[T], opts []HandlerOption) *Registration 
 	}
 	var zero T
 	for _, o := range c.store.List() {
-		q.Change(zero, false, o, false, false, now)
+		q.Change(zero, false, o, false, false, true, now) // stored already: of its initial list
 	}
 	if c.synced.Load() && !c.inResync {
 		q.Barrier(handlerqueue.Synced, now)
 	}
 	c.handlers = append(c.handlers, d)
 	c.running.Go(func() { d.run(c.stop) })
+	c.startResyncs(d)
 	return reg
 }
 
@@ -117,16 +123,22 @@ func (c *cache[T]) shutdown() {
 	c.running.Wait()
 }
 
-// beginResync starts a new epoch: objects not seen again before
+// beginResync starts a new epoch of p: its objects not seen again before
 // finishResync are deleted then. Handlers get OnResyncStarted unless a
-// resync is already under way (an attempt that failed midway is continued);
-// it returns whether a new resync began.
-func (c *cache[T]) beginResync() bool {
+// resync is already under way (an attempt that failed midway is continued,
+// or another part's); it returns whether a new resync of p began.
+func (c *cache[T]) beginResync(p *part) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.epoch++
-	if c.inResync {
+	p.epoch = c.epoch
+	p.live = false
+	if p.inResync {
 		return false
+	}
+	p.inResync, p.resyncFrom = true, p.rv
+	if c.inResync {
+		return true
 	}
 	c.inResync = true
 	now := time.Now()
@@ -151,11 +163,15 @@ func (c *cache[T]) put(obj T, rv string) {
 	k := KeyOf(obj)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.advance(rv)
+	p := c.partOf(k.Namespace)
+	if p == nil { // of a namespace the Syncer no longer covers
+		return
+	}
+	c.advance(p, rv)
 	old, ok := c.store.get(k)
 	if ok {
 		if cmp := compareRV(old.obj.GetResourceVersion(), rv); cmp >= 0 {
-			c.store.mark(k, c.epoch)
+			c.store.mark(k, p.epoch)
 			return
 		}
 	}
@@ -165,7 +181,7 @@ func (c *cache[T]) put(obj T, rv string) {
 			c.notify(k, o, true, o, true, DeletionInferred)
 		}
 	}
-	n := c.store.put(k, obj, c.epoch)
+	n := c.store.put(k, obj, p.epoch)
 	c.notify(k, old.obj, ok, obj, false, DeletionObserved)
 	c.stored(n)
 }
@@ -179,7 +195,11 @@ func (c *cache[T]) delete(obj T) {
 	k := KeyOf(obj)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.advance(rv)
+	p := c.partOf(k.Namespace)
+	if p == nil { // of a namespace the Syncer no longer covers
+		return
+	}
+	c.advance(p, rv)
 	if cur, ok := c.store.get(k); ok && compareRV(cur.obj.GetResourceVersion(), rv) > 0 {
 		return
 	}
@@ -210,7 +230,11 @@ func (c *cache[T]) delete(obj T) {
 func (c *cache[T]) undecodable(k Key, rv string, deleted bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.advance(rv)
+	p := c.partOf(k.Namespace)
+	if p == nil { // of a namespace the Syncer no longer covers
+		return
+	}
+	c.advance(p, rv)
 	old, ok := c.store.get(k)
 	if ok && compareRV(old.obj.GetResourceVersion(), rv) > 0 {
 		return
@@ -219,9 +243,9 @@ func (c *cache[T]) undecodable(k Key, rv string, deleted bool) {
 	delete(c.owed, k)
 	switch {
 	case !deleted && ok:
-		c.store.mark(k, c.epoch)
+		c.store.mark(k, p.epoch)
 	case !deleted && owed:
-		c.stored(c.store.put(k, o, c.epoch))
+		c.stored(c.store.put(k, o, p.epoch))
 	case ok:
 		_, _, n := c.store.remove(k)
 		c.notify(k, old.obj, true, old.obj, true, DeletionInferred)
@@ -254,68 +278,76 @@ func (c *cache[T]) vanished(k Key) {
 	}
 }
 
-// at records that the store is at resourceVersion rv: a bookmark's.
-func (c *cache[T]) at(rv string) {
+// at records that p's objects are at resourceVersion rv: a bookmark's.
+func (c *cache[T]) at(p *part, rv string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.advance(rv)
+	c.advance(p, rv)
 }
 
-// advance records that the store is at rv, unless rv is older than the
+// advance records that p's objects are at rv, unless rv is older than the
 // resourceVersion recorded: an event older than the stored state, dropped
 // during a warm start, must not make a later snapshot name a version
 // older than its contents. c.mu is held.
-func (c *cache[T]) advance(rv string) {
-	if c.rv == "" || compareRV(rv, c.rv) > 0 || !integerRV(rv) || !integerRV(c.rv) {
-		c.rv = rv
+func (c *cache[T]) advance(p *part, rv string) {
+	if p.rv == "" || compareRV(rv, p.rv) > 0 || !integerRV(rv) || !integerRV(p.rv) {
+		p.rv = rv
 	}
+	c.wake()
 }
 
-// snapshot returns the stored objects and the resourceVersion they are the
+// snapshot returns p's objects and the resourceVersion they are the
 // server's state at, when they are a consistent state of the server (synced
 // and no resync under way), for saving. Outside a resync the events come
 // in resourceVersion order and each one applied sets the resourceVersion,
-// so the store is the state at it.
-func (c *cache[T]) snapshot() (objs []T, rv string, ok bool) {
+// so the objects are the state at it.
+func (c *cache[T]) snapshot(p *part) (objs []T, rv string, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.synced.Load() || c.inResync {
+	if !p.synced || p.inResync {
 		return nil, "", false
 	}
-	return c.store.List(), c.rv, true
+	if p.all {
+		return c.store.List(), p.rv, true
+	}
+	return c.store.InNamespace(p.ns), p.rv, true
 }
 
-// settled tells whether the store is a consistent state of the server:
+// settled tells whether p's objects are a consistent state of the server:
 // synced, and no resync under way.
-func (c *cache[T]) settled() bool {
+func (c *cache[T]) settled(p *part) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.synced.Load() && !c.inResync
+	return p.synced && !p.inResync
 }
 
-// finishResync deletes what the resync did not see, marks the cache synced
-// at resourceVersion rv and queues OnSync.
-func (c *cache[T]) finishResync(rv string) {
+// finishResync deletes what p's resync did not see and marks p synced at
+// resourceVersion rv; once no part is in a resync, the cache is synced and
+// handlers get OnSync.
+func (c *cache[T]) finishResync(p *part, rv string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.rv = rv
-	gone, n := c.store.sweep(c.epoch)
+	p.rv = rv
+	var gone []T
+	var n int
+	if p.all {
+		gone, n = c.store.sweep(p.epoch)
+	} else {
+		gone, n = c.store.sweepNamespace(p.ns, p.epoch)
+	}
 	for _, o := range gone {
 		c.notify(KeyOf(o), o, true, o, true, DeletionInferred)
 	}
 	for k, o := range c.owed { // not stored again: gone from the server
-		c.notify(k, o, true, o, true, DeletionInferred)
+		if p.all || k.Namespace == p.ns {
+			c.notify(k, o, true, o, true, DeletionInferred)
+			delete(c.owed, k)
+		}
 	}
-	c.owed = nil
 	c.stored(n)
-	c.inResync = false
-	if !c.synced.Swap(true) {
-		close(c.syncedCh)
-	}
-	now := time.Now()
-	for _, d := range c.handlers {
-		d.q.Barrier(handlerqueue.Synced, now)
-	}
+	p.inResync, p.synced = false, true
+	c.wake()
+	c.settle(true)
 }
 
 // stored reports the store's size after a change: n objects, and the
@@ -327,9 +359,9 @@ func (c *cache[T]) stored(n int) {
 
 // notify queues a change of k for every handler. c.mu is held.
 func (c *cache[T]) notify(k Key, prev T, hadPrev bool, cur T, deleted bool, how Deletion) {
-	now := time.Now()
+	now, listed := time.Now(), c.listing(k.Namespace)
 	for _, d := range c.handlers {
-		d.q.Change(prev, hadPrev, cur, deleted, how == DeletionInferred, now)
+		d.q.Change(prev, hadPrev, cur, deleted, how == DeletionInferred, listed, now)
 	}
 }
 

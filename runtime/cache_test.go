@@ -219,12 +219,12 @@ func TestRecordedVersionNeverGoesBack(t *testing.T) {
 	c.upsert(cm("a", "105"))
 	c.upsert(cm("a", "103"))
 	c.delete(cm("a", "104"))
-	c.at("102")
-	if got, ok := c.store.Get("ns", "a"); !ok || got.ResourceVersion != "105" || c.rv != "105" {
-		t.Fatalf("store a@%v at %s, want a@105 at 105", got, c.rv)
+	c.at(c.whole, "102")
+	if got, ok := c.store.Get("ns", "a"); !ok || got.ResourceVersion != "105" || c.whole.rv != "105" {
+		t.Fatalf("store a@%v at %s, want a@105 at 105", got, c.whole.rv)
 	}
 	c.upsert(cm("b", "107"))
-	if c.rv != "107" {
-		t.Errorf("at %s after b@107, want 107", c.rv)
+	if c.whole.rv != "107" {
+		t.Errorf("at %s after b@107, want 107", c.whole.rv)
 	}
 }

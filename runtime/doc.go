@@ -26,7 +26,11 @@
 // only itself, and its queue holds at most one entry per object (pending
 // events of an object are folded into its latest state). Per object, calls
 // come in resourceVersion order. A deletion found at a resync is told
-// apart from an observed one (DeletionInferred).
+// apart from an observed one (DeletionInferred), and an object of a
+// resync's list from one created while watching (InitialAdder). A resync
+// period re-delivers the store to handlers (WithResyncPeriod); a drift
+// check compares the store with the server and repairs what a lost event
+// left wrong (WithDriftCheck).
 //
 // The generated code of syncer-gen binds a Syncer to one type:
 //

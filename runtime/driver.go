@@ -57,7 +57,7 @@ func (d *Driver[T]) Delete(obj T) {
 // or OnUpdate for what is new or changed, OnDelete (DeletionInferred) for
 // what is gone, OnSync.
 func (d *Driver[T]) Resync(objs ...T) {
-	d.s.cache.beginResync()
+	d.s.cache.beginResync(d.s.part)
 	d.s.progress.begin(time.Now())
 	for _, o := range objs {
 		d.received()
@@ -66,15 +66,16 @@ func (d *Driver[T]) Resync(objs ...T) {
 	d.Sync()
 }
 
-// Sync completes the initial sync with what was added so far: OnSync, and
-// HasSynced becomes true.
+// Sync completes the initial sync with what was added so far, at the
+// resourceVersion of the last object played: OnSync, and HasSynced
+// becomes true.
 func (d *Driver[T]) Sync() {
 	d.s.mode.Store(int32(ModeList))
 	if d.s.progress.started.Load() == 0 {
 		d.s.progress.begin(time.Now())
 	}
 	d.s.progress.finish(time.Now())
-	d.s.cache.finishResync("")
+	d.s.cache.finishResync(d.s.part, d.s.cache.lastRV())
 	d.Wait()
 }
 

@@ -408,6 +408,8 @@ func TestNewRejectsBadOptions(t *testing.T) {
 		"nil metrics":             {runtime.WithMetrics(nil)},
 		"snapshot folder missing": {runtime.WithSnapshot("/nonexistent/folder/snapshot")},
 		"zero snapshot interval":  {runtime.WithSnapshot(filepath.Join(t.TempDir(), "s")), runtime.WithSnapshotInterval(0)},
+		"negative resync period":  {runtime.WithResyncPeriod(-time.Second)},
+		"negative drift check":    {runtime.WithDriftCheck(-time.Second)},
 		"an index name twice": {
 			runtime.WithIndex("owner", func(*corev1.ConfigMap) []string { return nil }),
 			runtime.WithIndex("owner", func(*corev1.ConfigMap) []string { return nil }),

@@ -20,10 +20,16 @@ package runtime
 // the same name is reported as OnDelete then OnAdd. Per object, calls come
 // in resourceVersion order; OnSync comes after every object of the snapshot
 // it completes.
+//
+// A handler that implements InitialAdder tells the objects of a resync's
+// list from those created while the Syncer watched. With a resync period
+// (WithResyncPeriod), OnUpdate(obj, obj) re-delivers each stored object:
+// old and new are the same.
 type Handler[T Object] interface {
 	// OnResyncStarted is called when a full (re)sync begins.
 	OnResyncStarted()
-	// OnAdd is called for an object the handler did not know.
+	// OnAdd is called for an object the handler did not know (see
+	// InitialAdder).
 	OnAdd(obj T)
 	// OnUpdate is called when an object changed; old is the state the
 	// handler last received.
@@ -64,10 +70,13 @@ func (d Deletion) String() string {
 	return "observed"
 }
 
-// HandlerFuncs adapts plain functions to Handler; nil functions are skipped.
+// HandlerFuncs adapts plain functions to Handler; nil functions are
+// skipped. InitialAddFunc, when set, gets the adds of an initial list and
+// AddFunc the live ones (see InitialAdder); when nil, AddFunc gets both.
 type HandlerFuncs[T Object] struct {
 	ResyncStartedFunc func()
 	AddFunc           func(obj T)
+	InitialAddFunc    func(obj T)
 	UpdateFunc        func(old, new T)
 	DeleteFunc        func(obj T, how Deletion)
 	SyncFunc          func()

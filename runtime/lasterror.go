@@ -3,6 +3,10 @@ package runtime
 // report records err as the Syncer's last error, counts it in Metrics.Error
 // and hands it to the handlers' OnError: every failure goes through here.
 func (s *Syncer[T]) report(err *SyncError) {
+	if s.parent != nil { // the loop of one of its namespaces
+		err.Resource += " in namespace " + s.cfg.namespace
+		s.parent.lastErr.Store(err)
+	}
 	s.lastErr.Store(err)
 	s.cfg.metrics.Error(err.Kind)
 	s.cache.fail(err)

@@ -10,7 +10,8 @@ import (
 	"github.com/syncer-gen/syncer-gen/runtime/internal/wire"
 )
 
-// metadataList reads one page of a consistent metadata-only LIST, into buf
+// metadataList reads one page of a consistent metadata-only LIST (of the
+// state at exactly resourceVersion exact, when not ""), into buf
 // (a page's bytes; reused from page to page, rather than a new buffer
 // grown by doubling for each), and calls each with every item. A page of
 // more than maxBytes is errPageTooLarge; a page for another shard than the
@@ -19,10 +20,13 @@ import (
 // kube-apiserver (1.37) drops it when it converts a list to
 // PartialObjectMetadataList, so that listMetadata asks a LIST of one item
 // first.
-func (s *source[T]) metadataList(ctx context.Context, cont string, limit int64, maxBytes int64, buf *bytes.Buffer, each func(listed)) (listPage, error) {
+func (s *source[T]) metadataList(ctx context.Context, cont, exact string, limit int64, maxBytes int64, buf *bytes.Buffer, each func(listed)) (listPage, error) {
 	opts := s.listOptions()
 	opts.Limit = limit
 	opts.Continue = cont
+	if exact != "" && cont == "" { // a continue token holds the resourceVersion
+		opts.ResourceVersion, opts.ResourceVersionMatch = exact, metav1.ResourceVersionMatchExact
+	}
 	stream, err := s.request().SetHeader("Accept", wire.MetadataAccept).VersionedParams(&opts, metav1.ParameterCodec).Stream(ctx)
 	if err != nil {
 		return listPage{}, err

@@ -52,13 +52,13 @@ func TestMetadataPageIsBounded(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	n := 0
-	if _, err := s.src.metadataList(context.Background(), "", 50, int64(len(page)-1), &buf, func(listed) { n++ }); !errors.Is(err, errPageTooLarge) || n > 0 {
+	if _, err := s.src.metadataList(context.Background(), "", "", 50, int64(len(page)-1), &buf, func(listed) { n++ }); !errors.Is(err, errPageTooLarge) || n > 0 {
 		t.Fatalf("a page of %d bytes read under a bound of %d: %v, %d items; want errPageTooLarge and none", len(page), len(page)-1, err, n)
 	}
 	if buf.Cap() > 2*len(page) {
 		t.Errorf("buffer grew to %d bytes for a bound of %d", buf.Cap(), len(page)-1)
 	}
-	if _, err := s.src.metadataList(context.Background(), "", 50, int64(len(page)), &buf, func(listed) { n++ }); err != nil || n != 50 {
+	if _, err := s.src.metadataList(context.Background(), "", "", 50, int64(len(page)), &buf, func(listed) { n++ }); err != nil || n != 50 {
 		t.Fatalf("a page of %d bytes read under a bound of as many: %v, %d items; want 50", len(page), err, n)
 	}
 }

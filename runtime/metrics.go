@@ -43,6 +43,14 @@ type Metrics interface {
 	// ShardModeChanged is called when a sharded Syncer learns who keeps it
 	// to its shard: the server, or itself (see ShardMode).
 	ShardModeChanged(mode ShardMode)
+	// ReadWaited is called after each wait for the store to observe a
+	// resourceVersion, an object or a deletion (Syncer.WaitFor..., and
+	// reads of Writes), with how it ended and how long it took.
+	ReadWaited(op WaitOp, result WaitResult, waited time.Duration)
+	// DriftRepaired is called for each object a drift check found the
+	// store wrong about and repaired (see WithDriftCheck), with what was
+	// wrong: ReasonDriftMissing, ReasonDriftStale or ReasonDriftGone.
+	DriftRepaired(reason Reason)
 }
 
 // Reason tells why a Syncer relisted or reconnected.
@@ -115,3 +123,9 @@ func (NopMetrics) HandlerCalled(string, time.Duration, time.Duration) {}
 
 // HandlerPanicked implements Metrics.
 func (NopMetrics) HandlerPanicked(string) {}
+
+// ReadWaited implements Metrics.
+func (NopMetrics) ReadWaited(WaitOp, WaitResult, time.Duration) {}
+
+// DriftRepaired implements Metrics.
+func (NopMetrics) DriftRepaired(Reason) {}

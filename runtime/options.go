@@ -18,6 +18,8 @@ type Option func(*config)
 
 type config struct {
 	namespace       string
+	namespaces      []string // WithNamespaces
+	namespacesSet   bool     // WithNamespaces was given
 	labelSelector   string
 	fieldSelector   string
 	pageSize        int64
@@ -41,6 +43,10 @@ type config struct {
 	shardErr        error             // a WithShard that cannot work
 	shardName       string            // see ShardName
 	resource        string            // the Resource's String(), for logs
+	namespaced      bool              // the Resource's Namespaced
+
+	resyncPeriod time.Duration // WithResyncPeriod; 0: none
+	driftEvery   time.Duration // WithDriftCheck; 0: none
 }
 
 func defaultConfig() config {
@@ -79,6 +85,13 @@ func (c *config) validate() error {
 	if c.watchTimeout > 0 && c.watchTimeout < time.Second {
 		errs = append(errs, fmt.Errorf("WithWatchTimeout must be at least 1s (the server counts in seconds), got %s", c.watchTimeout))
 	}
+	offOrPositive := func(name string, d time.Duration) {
+		if d < 0 {
+			errs = append(errs, fmt.Errorf("%s must not be negative (0 turns it off), got %s", name, d))
+		}
+	}
+	offOrPositive("WithResyncPeriod", c.resyncPeriod)
+	offOrPositive("WithDriftCheck", c.driftEvery)
 	if c.pageSize < 0 {
 		errs = append(errs, fmt.Errorf("WithPageSize must not be negative, got %d", c.pageSize))
 	}
@@ -87,6 +100,7 @@ func (c *config) validate() error {
 			errs = append(errs, fmt.Errorf("WithSnapshot(%q): its folder must exist: %v", c.snapshotPath, err))
 		}
 	}
+	errs = append(errs, c.validateNamespaces()...)
 	for _, name := range c.indexTwice {
 		errs = append(errs, fmt.Errorf("WithIndex(%q) given twice: one index a name (a marker's index and a WithIndex may not share it)", name))
 	}

@@ -3,6 +3,7 @@ package runtime
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/go-logr/logr"
 
@@ -24,6 +25,8 @@ func TestOptionsKey(t *testing.T) {
 		{WithNamespace("a"), WithIndex("node", byNode), WithoutWatchList()},
 		{WithNamespace("a"), WithIndex("node", byNode), WithStripManagedFields()},
 		{WithNamespace("a"), WithIndex("node", byNode), WithSnapshot("/var/lib/x")},
+		{WithNamespace("a"), WithIndex("node", byNode), WithResyncPeriod(time.Hour)},
+		{WithNamespace("a"), WithIndex("node", byNode), WithDriftCheck(time.Hour)},
 	} {
 		if b := OptionsKey(other...); a == b {
 			t.Errorf("different options make the same key %s", a)

@@ -62,6 +62,9 @@ func (p *progress) finish(now time.Time) { p.finished.Store(now.UnixNano()) }
 // Progress returns how far the current (or last) full sync has come; it
 // may be called from any goroutine.
 func (s *Syncer[T]) Progress() Progress {
+	if s.lanes != nil {
+		return s.lanes.progress()
+	}
 	p := Progress{
 		Received: s.progress.received.Load(),
 		Estimate: s.progress.estimate.Load(),

@@ -103,7 +103,7 @@ func TestWaitForSyncWaitsForHandlers(t *testing.T) {
 	release := make(chan struct{})
 	reg := s.AddHandler(HandlerFuncs[*corev1.ConfigMap]{AddFunc: func(*corev1.ConfigMap) { <-release }})
 	d.s.cache.upsert(cm("a", "1"))
-	d.s.cache.finishResync("")
+	d.s.cache.finishResync(d.s.part, "")
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	if err := s.WaitForSync(ctx); !errors.Is(err, context.DeadlineExceeded) || !s.HasSynced() || reg.HasSynced() {
@@ -214,9 +214,9 @@ func TestInferredDeletionComesAfterItsResyncStarted(t *testing.T) {
 	l.take()
 	d.s.cache.upsert(cm("block", "2"))
 	d.s.cache.upsert(cm("a", "2")) // waits behind block
-	d.s.cache.beginResync()
+	d.s.cache.beginResync(d.s.part)
 	d.s.cache.upsert(cm("block", "2")) // a is not seen again
-	d.s.cache.finishResync("3")
+	d.s.cache.finishResync(d.s.part, "3")
 	close(release)
 	d.Wait()
 	if got, want := l.take(), "update block@1>2, update a@1>2, resync, delete a@2 inferred, sync"; got != want {

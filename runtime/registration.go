@@ -24,6 +24,8 @@ type Registration struct {
 	busy       atomic.Bool   // a call to the handler is under way
 	pending    func() int
 	detach     func()
+
+	resync *time.Duration // WithHandlerResyncPeriod's; nil: the Syncer's
 }
 
 // HandlerOption configures a handler added with AddHandler.
@@ -80,6 +82,7 @@ func (r *Registration) Done() <-chan struct{} { return r.done }
 type dispatcher[T Object] struct {
 	reg     *Registration
 	h       Handler[T]
+	initial InitialAdder[T] // h, if it tells the adds of an initial list
 	q       *handlerqueue.Queue[Key, T]
 	metrics Metrics
 	log     logr.Logger
@@ -139,7 +142,7 @@ func (d *dispatcher[T]) deliver(n handlerqueue.Call[T]) {
 	case n.Kind == handlerqueue.Synced:
 		d.h.OnSync()
 	case !n.HadOld:
-		d.h.OnAdd(n.Cur)
+		d.add(n.Cur, n.Listed)
 	case n.Deleted && n.Recreated: // the object the handler holds went first
 		d.h.OnDelete(n.Old, DeletionInferred)
 	case n.Deleted && n.Inferred:
@@ -148,7 +151,7 @@ func (d *dispatcher[T]) deliver(n handlerqueue.Call[T]) {
 		d.h.OnDelete(n.Cur, DeletionObserved)
 	case n.Recreated:
 		d.h.OnDelete(n.Old, DeletionInferred)
-		d.h.OnAdd(n.Cur)
+		d.add(n.Cur, n.Listed)
 	default:
 		d.h.OnUpdate(n.Old, n.Cur)
 	}

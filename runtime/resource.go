@@ -29,6 +29,15 @@ type Resource struct {
 	// NewList returns an empty list object of the resource (e.g.
 	// &corev1.ConfigMapList{}); it is used to decode LIST pages.
 	NewList func() kruntime.Object
+	// MetadataOnly tells that the Syncer's type keeps of an object nothing
+	// but its metadata, as metav1.PartialObjectMetadata does and as a
+	// projection whose keep paths are all under .metadata does (syncer-gen
+	// sets it for those): the Syncer then asks the server for
+	// PartialObjectMetadata instead of whole objects, on every request,
+	// and for whole objects where the server refuses that (see
+	// metadataonly.go). The type's decoders must read both: metadata is
+	// field 1, "metadata", in both.
+	MetadataOnly bool
 }
 
 // GroupVersionResource returns the resource's GVR.

@@ -19,7 +19,7 @@ const maxCuts = 3
 // new epoch (an attempt that failed midway, a fallback to LIST): objects
 // not seen again in this attempt's snapshot are deleted at its end.
 func (s *Syncer[T]) beginResync() {
-	if s.cache.beginResync() {
+	if s.cache.beginResync(s.part) {
 		s.progress.begin(time.Now())
 		s.cfg.metrics.Relisted(s.due)
 	} else {
@@ -119,6 +119,7 @@ func (s *Syncer[T]) watchList(ctx context.Context) (res result, fallback bool) {
 			s.progress.received.Store(kept)
 		case watch.Modified, watch.Deleted:
 			bookmarkDue()
+			s.cache.goLive(s.part) // the initial events are over
 			if !foreign {
 				s.ingest(op, ev.Type, obj, bad)
 			}
@@ -236,7 +237,7 @@ func (s *Syncer[T]) synced(mode Mode, n int, started time.Time) {
 	if Mode(s.mode.Swap(int32(mode))) != mode {
 		s.cfg.metrics.ModeChanged(mode)
 	}
-	s.cache.finishResync(s.rv)
+	s.cache.finishResync(s.part, s.rv)
 	s.progress.finish(time.Now())
 	took := time.Since(started)
 	s.cfg.metrics.Synced(mode, n, took)

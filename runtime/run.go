@@ -45,11 +45,25 @@ func (s *Syncer[T]) Run(ctx context.Context) (err error) {
 	if !s.running.CompareAndSwap(false, true) {
 		return errors.New("runtime: Syncer.Run called twice")
 	}
+	ctx, end, err := s.closing.run(ctx)
+	if err != nil {
+		return err
+	}
+	defer end(s.release)
 	defer s.cache.shutdown()
-	if s.src == nil { // driven by a Driver
+	switch {
+	case s.src == nil: // driven by a Driver
 		<-ctx.Done()
 		return nil
+	case s.lanes != nil:
+		return s.runLanes(ctx)
 	}
+	return s.loop(ctx)
+}
+
+// loop syncs until ctx is done: the Syncer's, or one namespace's of a
+// Syncer over several.
+func (s *Syncer[T]) loop(ctx context.Context) (err error) {
 	if s.cfg.snapshotPath != "" {
 		if _, err := os.Stat(s.cfg.snapshotPath); err == nil {
 			snap := make(chan loaded[T], 1)
@@ -110,7 +124,7 @@ func (s *Syncer[T]) settle(r *retry, res result) time.Duration {
 	var wait time.Duration
 	if kind == KindExpired {
 		s.rv, s.due = "", ReasonExpired
-		s.fromStore = !s.noMeta && s.cache.settled() // its store is a better snapshot than any file
+		s.fromStore = !s.noMeta && s.cache.settled(s.part) // its store is a better snapshot than any file
 		r.expired++
 		if r.expired > 1 {
 			wait = r.backoff.Step()
@@ -129,6 +143,7 @@ func (s *Syncer[T]) settle(r *retry, res result) time.Duration {
 // until it ends. A warm start that cannot go on warm, or whose attempts
 // keep failing the same way, goes on cold at once, in the same resync.
 func (s *Syncer[T]) cycle(ctx context.Context) result {
+	s.checkDrift(ctx) // between two watches; may start a warm resync from the store
 	var res result
 	cold := true
 	switch {

@@ -65,7 +65,7 @@ func (s *Syncer[T]) loadSnapshot() loaded[T] {
 func (s *Syncer[T]) saveSnapshot() (saved bool, err error) {
 	s.saving.Lock()
 	defer s.saving.Unlock()
-	objs, rv, ok := s.cache.snapshot()
+	objs, rv, ok := s.cache.snapshot(s.part)
 	if !ok {
 		return false, nil
 	}

@@ -36,6 +36,7 @@ type source[T Object] struct {
 	key        string // server and resource, for the mode memory
 	server     string // the server's address and API path
 	elemType   reflect.Type
+	userAgent  string
 	shardMode  atomic.Int32 // a ShardMode: who keeps a sharded Syncer to its shard
 	shardOff   atomic.Bool  // the server answered for another shard: requests carry no shard selector
 	report     func(*SyncError)
@@ -52,6 +53,11 @@ func newSource[T Object](restCfg *rest.Config, res Resource, cfg *config) (*sour
 	scheme := kruntime.NewScheme()
 	scheme.AddKnownTypeWithName(gv.WithKind(res.Kind), obj)
 	scheme.AddKnownTypeWithName(gv.WithKind(res.Kind+"List"), list)
+	var decoding []wire.Option
+	if res.MetadataOnly {
+		registerPartial(scheme, obj, list)
+		decoding = append(decoding, wire.WithPartialObjectMetadata())
+	}
 	metav1.AddToGroupVersion(scheme, gv)
 	codecs := serializer.NewCodecFactory(scheme)
 
@@ -61,7 +67,7 @@ func newSource[T Object](restCfg *rest.Config, res Resource, cfg *config) (*sour
 	if res.Group == "" {
 		c.APIPath = "/api"
 	}
-	c.NegotiatedSerializer = wire.NewDecoding(codecs.WithoutConversion(), gv.WithKind(res.Kind), t.Elem())
+	c.NegotiatedSerializer = wire.NewDecoding(codecs.WithoutConversion(), gv.WithKind(res.Kind), t.Elem(), decoding...)
 	_, objProto := any(obj).(wire.ProtobufType)
 	_, listProto := list.(wire.ProtobufType)
 	if objProto && listProto {
@@ -93,6 +99,7 @@ func newSource[T Object](restCfg *rest.Config, res Resource, cfg *config) (*sour
 		cfg:        cfg,
 		key:        restCfg.Host + restCfg.APIPath + "|" + res.String(),
 		elemType:   t.Elem(),
+		userAgent:  c.UserAgent,
 	}
 	if cfg.shard != nil {
 		src.shardMode.Store(int32(ShardUnknown))
@@ -103,8 +110,15 @@ func newSource[T Object](restCfg *rest.Config, res Resource, cfg *config) (*sour
 	return src, nil
 }
 
-func (s *source[T]) request() *rest.Request {
-	r := s.client.Get().NamespaceIfScoped(s.cfg.namespace, s.res.Namespaced).Resource(s.res.Resource)
+func (s *source[T]) request() *rest.Request { return s.requestIn(s.cfg.namespace) }
+
+// requestIn starts a GET of the resource in namespace ns (all when "").
+// It names the Syncer in its User-Agent: the transport of a client shared
+// with a program's other clients (WithHTTPClient) would otherwise send the
+// program's, or Go's, and the server's audit log and priority and
+// fairness would not tell the Syncer's requests apart.
+func (s *source[T]) requestIn(ns string) *rest.Request {
+	r := s.client.Get().NamespaceIfScoped(ns, s.res.Namespaced).Resource(s.res.Resource).SetHeader("User-Agent", s.userAgent)
 	if !s.cfg.compression {
 		// Set by hand, the header also stops Go's transport from asking
 		// for gzip on its own (see WithCompression).
@@ -152,7 +166,11 @@ func (s *source[T]) open(ctx context.Context, opts metav1.ListOptions) (*stream,
 	timeout := s.watchTimeout()
 	opts.TimeoutSeconds = new(int64(timeout / time.Second))
 	ctx, cancel := context.WithCancel(ctx)
-	body, err := s.request().VersionedParams(&opts, metav1.ParameterCodec).Stream(ctx)
+	req, asked := s.ask(s.request(), false)
+	body, err := req.VersionedParams(&opts, metav1.ParameterCodec).Stream(ctx)
+	if s.refusedMetadata(asked, err) {
+		body, err = s.request().VersionedParams(&opts, metav1.ParameterCodec).Stream(ctx)
+	}
 	if err != nil {
 		cancel()
 		return nil, err
@@ -214,7 +232,16 @@ func (s *source[T]) count(ctx context.Context) (n int64, ok bool) {
 	opts := s.listOptions()
 	opts.Limit = 1
 	page := s.res.NewList()
-	if err := s.request().VersionedParams(&opts, metav1.ParameterCodec).Do(ctx).Into(page); err != nil {
+	req, asked := s.request(), false
+	if s.cfg.shard == nil { // a sharded Syncer counts in whole objects, whose list tells the shard (metadataonly.go)
+		req, asked = s.ask(req, true)
+	}
+	err := req.VersionedParams(&opts, metav1.ParameterCodec).Do(ctx).Into(page)
+	if s.refusedMetadata(asked, err) {
+		page = s.res.NewList()
+		err = s.request().VersionedParams(&opts, metav1.ParameterCodec).Do(ctx).Into(page)
+	}
+	if err != nil {
 		return 0, false
 	}
 	lm, err := meta.ListAccessor(page)
@@ -260,13 +287,21 @@ func (s *source[T]) list(ctx context.Context, cont string, limit int64, each fun
 	opts := s.listOptions()
 	opts.Limit = limit
 	opts.Continue = cont
-	return s.listWith(ctx, s.request(), opts, each, bad)
+	if cont == "" && s.res.MetadataOnly && s.cfg.shard != nil && ShardMode(s.shardMode.Load()) == ShardUnknown {
+		s.count(ctx) // learns the shard (metadataonly.go)
+	}
+	return s.listWith(ctx, s.request, opts, each, bad)
 }
 
-// listWith reads the LIST of req and opts, as list does.
-func (s *source[T]) listWith(ctx context.Context, req *rest.Request, opts metav1.ListOptions, each func(T), bad func(*ObjectDecodeError)) (listPage, error) {
+// listWith reads the LIST of the requests req makes and opts, as list does.
+func (s *source[T]) listWith(ctx context.Context, req func() *rest.Request, opts metav1.ListOptions, each func(T), bad func(*ObjectDecodeError)) (listPage, error) {
 	page := s.res.NewList()
-	res := req.VersionedParams(&opts, metav1.ParameterCodec).Do(ctx)
+	r, asked := s.ask(req(), true)
+	res := r.VersionedParams(&opts, metav1.ParameterCodec).Do(ctx)
+	if s.refusedMetadata(asked, res.Error()) {
+		asked = false
+		res = req().VersionedParams(&opts, metav1.ParameterCodec).Do(ctx)
+	}
 	if err := res.Into(page); err != nil {
 		if body, rerr := res.Raw(); rerr == nil { // the answer came: it did not decode
 			return s.listItems(body, opts.ShardSelector, err, each, bad)
@@ -277,15 +312,22 @@ func (s *source[T]) listWith(ctx context.Context, req *rest.Request, opts metav1
 	if err != nil {
 		return listPage{}, errDecode{err}
 	}
-	if err := s.noteShard(opts.ShardSelector, shardInfo(lm)); err != nil {
-		return listPage{}, err
+	// A PartialObjectMetadataList tells nothing of the shard (metadataonly.go).
+	if info := shardInfo(lm); info != nil || !asked {
+		if err := s.noteShard(opts.ShardSelector, info); err != nil {
+			return listPage{}, err
+		}
 	}
 	// Copy each item out of the page so that the page's backing array is
 	// freed once the page is done, not held by the last surviving item.
 	err = meta.EachListItem(page, func(o kruntime.Object) error {
 		item := reflect.New(s.elemType)
 		item.Elem().Set(reflect.ValueOf(o).Elem())
-		each(item.Interface().(T))
+		obj := item.Interface().(T)
+		if asked {
+			s.ownKind(obj)
+		}
+		each(obj)
 		return nil
 	})
 	if err != nil {
@@ -301,9 +343,16 @@ func (s *source[T]) listWith(ctx context.Context, req *rest.Request, opts metav1
 // selectors, which the server reads as one key.
 func (s *source[T]) fetch(ctx context.Context, k Key, rv string) (T, error) {
 	obj := reflect.New(s.elemType).Interface().(T)
-	req := s.client.Get().NamespaceIfScoped(k.Namespace, s.res.Namespaced).Resource(s.res.Resource)
+	req := func() *rest.Request { return s.requestIn(k.Namespace) }
 	if s.cfg.labelSelector == "" && s.cfg.fieldSelector == "" && s.cfg.shard == nil {
-		res := req.Name(k.Name).VersionedParams(&metav1.GetOptions{ResourceVersion: rv}, metav1.ParameterCodec).Do(ctx)
+		get := func(r *rest.Request) rest.Result {
+			return r.Name(k.Name).VersionedParams(&metav1.GetOptions{ResourceVersion: rv}, metav1.ParameterCodec).Do(ctx)
+		}
+		r, asked := s.ask(req(), false)
+		res := get(r)
+		if s.refusedMetadata(asked, res.Error()) {
+			res = get(req())
+		}
 		err := res.Into(obj)
 		if body, rerr := res.Raw(); err != nil && rerr == nil {
 			if bad := undecodable(body, err); bad != nil {

@@ -41,6 +41,7 @@ type Store[T Object] struct {
 	items    map[Key]entry[T]
 	indexers map[string]func(any) []string
 	indexes  map[string]map[string]map[Key]struct{} // index name -> value -> keys
+	byNS     map[string]map[string]struct{}         // namespace -> names; nil for a cluster-scoped resource (see storens.go)
 	sizer    memsize.Sizer[T]
 	bytes    atomic.Int64 // the sum of the entries' bytes; written under mu
 }
@@ -51,8 +52,11 @@ func slotBytes[T Object]() int64 {
 	return int64(unsafe.Sizeof(Key{})+unsafe.Sizeof(entry[T]{})+1) * 8 / 7
 }
 
-func newStore[T Object](indexers map[string]func(any) []string) *Store[T] {
+func newStore[T Object](indexers map[string]func(any) []string, namespaced bool) *Store[T] {
 	s := &Store[T]{items: map[Key]entry[T]{}, indexers: indexers, sizer: memsize.For[T]()}
+	if namespaced {
+		s.byNS = map[string]map[string]struct{}{}
+	}
 	if len(indexers) > 0 {
 		s.indexes = make(map[string]map[string]map[Key]struct{}, len(indexers))
 		for name := range indexers {
@@ -106,11 +110,7 @@ func (s *Store[T]) Len() int {
 func (s *Store[T]) List() []T {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	out := make([]T, 0, len(s.items))
-	for _, e := range s.items {
-		out = append(out, e.obj)
-	}
-	return out
+	return s.listLocked()
 }
 
 // Keys returns the keys of every object, sorted.
@@ -185,6 +185,8 @@ func (s *Store[T]) put(k Key, obj T, epoch uint64) int {
 	if old, ok := s.items[k]; ok {
 		s.unindex(k, old.obj)
 		delta -= old.bytes
+	} else {
+		s.addToNamespace(k)
 	}
 	s.items[k] = entry[T]{obj: obj, epoch: epoch, bytes: size}
 	s.bytes.Add(delta)
@@ -208,9 +210,7 @@ func (s *Store[T]) remove(k Key) (T, bool, int) {
 	defer s.mu.Unlock()
 	e, ok := s.items[k]
 	if ok {
-		delete(s.items, k)
-		s.bytes.Add(-e.bytes)
-		s.unindex(k, e.obj)
+		s.drop(k, e)
 	}
 	return e.obj, ok, len(s.items)
 }
@@ -223,13 +223,19 @@ func (s *Store[T]) sweep(epoch uint64) ([]T, int) {
 	var gone []T
 	for k, e := range s.items {
 		if e.epoch < epoch {
-			delete(s.items, k)
-			s.bytes.Add(-e.bytes)
-			s.unindex(k, e.obj)
+			s.drop(k, e)
 			gone = append(gone, e.obj)
 		}
 	}
 	return gone, len(s.items)
+}
+
+// drop deletes k, stored as e, from the map and every index. s.mu is held.
+func (s *Store[T]) drop(k Key, e entry[T]) {
+	delete(s.items, k)
+	s.bytes.Add(-e.bytes)
+	s.unindex(k, e.obj)
+	s.removeFromNamespace(k)
 }
 
 func (s *Store[T]) index(k Key, obj T) {

@@ -17,8 +17,12 @@ type Syncer[T Object] struct {
 	res      Resource
 	cache    *cache[T]
 	src      *source[T] // nil for a Syncer made by NewDriver
+	part     *part      // the objects its sync loop keeps in the cache (see parts.go)
+	lanes    *lanes[T]  // WithNamespaces: a sync loop per namespace (see namespaces.go)
+	parent   *Syncer[T] // for the loop of one namespace of a Syncer over several, that Syncer
 	mode     atomic.Int32
 	running  atomic.Bool
+	closing  closing // see Close
 	progress progress
 	lastErr  atomic.Pointer[SyncError]
 
@@ -33,6 +37,7 @@ type Syncer[T Object] struct {
 	noMeta    bool             // the server refused the metadata-only LIST: no warm resync from the store
 	warm      *warmState[T]    // a warm start waiting for its watch
 	warmFails warmFailures     // attempts in a row of a warm resync that failed the same way
+	drift     driftState       // when the next drift check is due (WithDriftCheck)
 	bad       map[Key]string   // objects whose version of this resourceVersion could not be decoded, reported
 }
 
@@ -49,6 +54,11 @@ func New[T Object](cfg *rest.Config, res Resource, opts ...Option) (*Syncer[T], 
 	if err := s.cfg.validate(); err != nil {
 		return nil, fmt.Errorf("runtime.New: %s: %w", res, err)
 	}
+	if s.cfg.namespacesSet && res.Namespaced {
+		if err := s.makeLanes(cfg); err != nil {
+			return nil, fmt.Errorf("runtime.New: %s: %w", res, err)
+		}
+	}
 	src, err := newSource[T](cfg, res, &s.cfg)
 	if err != nil {
 		return nil, err
@@ -62,8 +72,9 @@ func newSyncer[T Object](res Resource, opts []Option) *Syncer[T] {
 	for _, o := range opts {
 		o(&s.cfg)
 	}
-	s.cfg.resource = res.String()
+	s.cfg.resource, s.cfg.namespaced = res.String(), res.Namespaced
 	s.cache = newCache[T](&s.cfg)
+	s.part = s.cache.whole
 	return s
 }
 
@@ -98,25 +109,38 @@ func (s *Syncer[T]) AddHandler(h Handler[T], opts ...HandlerOption) *Registratio
 }
 
 // HasSynced tells whether the store has matched a consistent snapshot of
-// the server at least once. Handlers may still be receiving it: see
-// WaitForSync and Registration.HasSynced.
+// the server at least once (of every namespace, over several: see
+// WithNamespaces). Handlers may still be receiving it: see WaitForSync and
+// Registration.HasSynced.
 func (s *Syncer[T]) HasSynced() bool { return s.cache.synced.Load() }
 
 // WaitForSync blocks until the store has matched a consistent snapshot of
 // the server and every handler registered at that moment has received
-// OnSync, or until ctx is done. Do not call it from inside a handler: the
-// handler would wait for itself.
+// OnSync, or until ctx is done (or Close). Do not call it from inside a
+// handler: the handler would wait for itself.
 func (s *Syncer[T]) WaitForSync(ctx context.Context) error {
 	select {
 	case <-s.cache.syncedCh:
 	case <-ctx.Done():
 		return ctx.Err()
+	case <-s.closing.signal():
+		select {
+		case <-s.cache.syncedCh:
+		default:
+			return errSyncerClosed
+		}
 	}
 	return s.cache.waitHandlersSynced(ctx)
 }
 
-// Mode tells how the last (re)sync got the initial state.
-func (s *Syncer[T]) Mode() Mode { return Mode(s.mode.Load()) }
+// Mode tells how the last (re)sync got the initial state (of any
+// namespace, over several).
+func (s *Syncer[T]) Mode() Mode {
+	if s.lanes != nil {
+		return s.lanes.mode()
+	}
+	return Mode(s.mode.Load())
+}
 
 // Resource returns the resource the Syncer is bound to.
 func (s *Syncer[T]) Resource() Resource { return s.res }

@@ -218,7 +218,7 @@ func (s *Syncer[T]) warmSync(ctx context.Context, loading <-chan loaded[T]) (res
 	s.beginResync()
 	log := s.cfg.logger.WithValues("resource", s.res.String())
 	live := loading == nil
-	items, rv, err := s.listMetadata(ctx)
+	items, rv, err := s.listMetadata(ctx, "")
 	switch {
 	case err == nil:
 	case metadataRefused(err) || errors.Is(err, errPageTooLarge):
@@ -306,12 +306,14 @@ func (s *Syncer[T]) warmSync(ctx context.Context, loading <-chan loaded[T]) (res
 }
 
 // listMetadata reads every page of the metadata-only LIST and returns
-// their items and resourceVersion. A sharded Syncer first counts the
+// their items and resourceVersion: a consistent read, or, with exact, the
+// state at exactly that resourceVersion (a drift check; not a sync, so
+// the server's count is not noted as one). A sharded Syncer first counts the
 // objects (a LIST of one item, of the full type): its metadata.shardInfo
 // tells whether the server keeps to the shard asked for, which the
 // metadata-only LIST's pages do not (see metadataList); an answer for
 // another shard makes every request ask for every object (see noteShard).
-func (s *Syncer[T]) listMetadata(ctx context.Context) (items []listed, rv string, err error) {
+func (s *Syncer[T]) listMetadata(ctx context.Context, exact string) (items []listed, rv string, err error) {
 	if s.cfg.shard != nil {
 		s.src.count(ctx)
 	}
@@ -322,7 +324,7 @@ func (s *Syncer[T]) listMetadata(ctx context.Context) (items []listed, rv string
 		limit = maxMetadataItems
 	}
 	for {
-		page, err := s.src.metadataList(ctx, cont, limit, maxMetadataPage, &buf, func(l listed) {
+		page, err := s.src.metadataList(ctx, cont, exact, limit, maxMetadataPage, &buf, func(l listed) {
 			if !s.foreignListed(l) {
 				items = append(items, l)
 			}
@@ -337,7 +339,7 @@ func (s *Syncer[T]) listMetadata(ctx context.Context) (items []listed, rv string
 		case err != nil:
 			return nil, "", err
 		}
-		if est, ok := s.src.inShardEstimate(int64(page.items) + page.remaining); cont == "" && page.remaining >= 0 && ok {
+		if est, ok := s.src.inShardEstimate(int64(page.items) + page.remaining); cont == "" && exact == "" && page.remaining >= 0 && ok {
 			n := est
 			s.expect(n)
 			if room := int(min(n, maxReserve)) - len(items); room > 0 { // the server's count, bounded as the store's
@@ -391,6 +393,7 @@ func (s *Syncer[T]) warmFetch(ctx context.Context) (res result, cold bool) {
 	}
 	w.pending = pending
 	s.rv = w.list
+	s.cache.goLive(s.part) // the watch from the LIST brings live events
 	s.warmEvent(nil, "")
 	return s.watchFrom(ctx), false
 }
@@ -462,7 +465,9 @@ func (s *Syncer[T]) fetch(ctx context.Context, keys []Key, rv string) (map[Key]s
 				pending[f.key] = f.got.GetResourceVersion()
 			}
 			received++
-			s.progress.received.Store(received)
+			if s.warm != nil { // a sync's progress; not a drift check's
+				s.progress.received.Store(received)
+			}
 		}
 	}
 	return pending, firstErr

@@ -53,6 +53,11 @@ func (s *Syncer[T]) consume(ctx context.Context, w *stream, opened time.Time) re
 		stall = w.expireAfter(s.cfg.bookmarkTimeout)
 		defer stall.Stop()
 	}
+	var drift *time.Timer // ends the watch when a drift check is due
+	if d, ok := s.driftIn(); ok {
+		drift = w.expireAfter(d)
+		defer drift.Stop()
+	}
 	for {
 		ev, err := w.next()
 		bad := asUndecodable(err)
@@ -61,6 +66,8 @@ func (s *Syncer[T]) consume(ctx context.Context, w *stream, opened time.Time) re
 			return result{op: op, err: ctx.Err()}
 		case stall != nil && w.expiredNow():
 			return result{op: op, err: errWarmStalled, received: live}
+		case drift != nil && w.expiredNow():
+			return result{op: op, ended: ReasonDriftCheck, received: live, live: live}
 		case bad != nil:
 			ev.Object, err = s.stub(bad), nil
 		case err == io.EOF:
@@ -127,7 +134,7 @@ func (s *Syncer[T]) apply(typ watch.EventType, obj T, bad *ObjectDecodeError) er
 	}
 	s.rv = rv
 	if typ == watch.Bookmark {
-		s.cache.at(rv)
+		s.cache.at(s.part, rv)
 	} else {
 		s.ingest("watch", typ, obj, bad)
 	}

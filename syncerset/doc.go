@@ -16,7 +16,9 @@
 // they share its transport: one HTTP/2 connection to the server. Asking
 // twice for the same resource and type with the same options (compared by
 // runtime.OptionsKey) returns the same syncer, so that parts of a program
-// can ask for what they need without wiring it between them.
+// can ask for what they need without wiring it between them. Remove
+// stops one and gives its store's memory back, as controller-runtime's
+// RemoveInformer removes an informer.
 //
 // When WaitForSync's context ends first, the error is a *NotSyncedError
 // that names each resource that has not synced and why: the kind of its

@@ -66,30 +66,28 @@ func (s *Set) HTTPClient() *http.Client { return s.client }
 // Add returns the set's syncer of T for res with opts, creating it on the
 // first request. The set's default options (WithDefaults) come before opts.
 // A syncer added after Start is started at once. Asking again for res with
-// the same options (runtime.OptionsKey) returns the same syncer; asking
-// for it with another type T is an error.
+// the same type and options (runtime.OptionsKey) returns the same syncer;
+// another type (a projection, PartialObjectMetadata, Unstructured) of the
+// same resource is another syncer.
 func Add[T runtime.Object](s *Set, res runtime.Resource, opts ...runtime.Option) (*runtime.Syncer[T], error) {
 	opts = append(append([]runtime.Option{}, s.opts.defaults...), opts...)
-	key := res.String() + " " + runtime.OptionsKey(opts...)
 	typ := reflect.TypeFor[T]()
+	key := typ.String() + " " + res.String() + " " + runtime.OptionsKey(opts...)
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if m, ok := s.members[key]; ok {
-		if m.typ != typ {
-			return nil, fmt.Errorf("syncerset: %s is already synced as %s, not %s", res, m.typ, typ)
-		}
 		return m.any.(*runtime.Syncer[T]), nil
 	}
 	own := []runtime.Option{runtime.WithHTTPClient(s.client)}
 	if s.opts.metrics != nil {
-		own = append(own, runtime.WithMetrics(s.opts.metrics(name(res, opts))))
+		own = append(own, runtime.WithMetrics(s.opts.metrics(name(res, typ, opts))))
 	}
 	sy, err := runtime.New[T](s.cfg, res, append(own, opts...)...)
 	if err != nil {
 		return nil, err
 	}
-	m := &member{key: key, name: name(res, opts), typ: typ, syncer: sy, any: sy}
+	m := &member{key: key, name: name(res, typ, opts), typ: typ, syncer: sy, any: sy}
 	s.members[key] = m
 	s.order = append(s.order, m)
 	if s.ctx != nil {
@@ -98,14 +96,20 @@ func Add[T runtime.Object](s *Set, res runtime.Resource, opts ...runtime.Option)
 	return sy, nil
 }
 
-// name names the syncer of res with opts: the resource, and its shard
-// (runtime.ShardName) when sharded, so that the shards of one resource
-// have metrics and errors of their own.
-func name(res runtime.Resource, opts []runtime.Option) string {
-	if sh := runtime.ShardName(opts...); sh != "" {
-		return res.String() + " shard " + sh
+// name names the syncer of res with opts, of objects of type typ: the
+// resource, the type when it is not the resource's kind (a projection,
+// PartialObjectMetadata, Unstructured), and its shard (runtime.ShardName)
+// when sharded, so that the syncers of one resource have metrics and
+// errors of their own.
+func name(res runtime.Resource, typ reflect.Type, opts []runtime.Option) string {
+	n := res.String()
+	if t := typ.Elem().Name(); t != res.Kind {
+		n += " as " + t
 	}
-	return res.String()
+	if sh := runtime.ShardName(opts...); sh != "" {
+		n += " shard " + sh
+	}
+	return n
 }
 
 // Start runs every syncer of the set, and those added later, until ctx is

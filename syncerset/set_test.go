@@ -175,13 +175,17 @@ func TestAddTwice(t *testing.T) {
 	if other == a {
 		t.Error("another namespace gave the same syncer")
 	}
-	if _, err := syncerset.Add[*corev1.Secret](set, runtime.Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true,
-		NewList: func() kruntime.Object { return &corev1.SecretList{} }}, runtime.WithNamespace("a")); err == nil ||
-		!strings.Contains(err.Error(), "already synced as") {
-		t.Errorf("configmaps as Secrets: err %v, want already synced as *v1.ConfigMap", err)
+	// The same resource and options as another type is another syncer.
+	meta, err := syncerset.Add[*metav1.PartialObjectMetadata](set, runtime.Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true,
+		MetadataOnly: true, NewList: func() kruntime.Object { return &metav1.PartialObjectMetadataList{} }}, runtime.WithNamespace("a"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if set.Len() != 2 {
-		t.Errorf("Len %d, want 2", set.Len())
+	if again, err := syncerset.Add[*metav1.PartialObjectMetadata](set, meta.Resource(), runtime.WithNamespace("a")); err != nil || again != meta {
+		t.Errorf("the metadata syncer asked again: %v; want the same", err)
+	}
+	if set.Len() != 3 {
+		t.Errorf("Len %d, want 3", set.Len())
 	}
 }
 
@@ -255,10 +259,10 @@ func TestTimeoutNamesWhatDidNotSync(t *testing.T) {
 		t.Fatalf("%d of %d not synced, want only gizmos of 2: %v", len(nse.Resources), nse.Total, err)
 	}
 	n := nse.Resources[0]
-	if n.Resource != "gizmos.nowhere.example.com/v1" || n.Err == nil || n.Err.Kind != runtime.KindNotFound {
-		t.Errorf("not synced: %s, last error %v; want gizmos.nowhere.example.com/v1, not-found", n.Resource, n.Err)
+	if n.Resource != "gizmos.nowhere.example.com/v1 as ConfigMap" || n.Err == nil || n.Err.Kind != runtime.KindNotFound {
+		t.Errorf("not synced: %s, last error %v; want gizmos.nowhere.example.com/v1 as ConfigMap, not-found", n.Resource, n.Err)
 	}
-	for _, want := range []string{"1 of 2 resources not synced", "gizmos.nowhere.example.com/v1: not-found", "CRD installed"} {
+	for _, want := range []string{"1 of 2 resources not synced", "gizmos.nowhere.example.com/v1 as ConfigMap: not-found", "CRD installed"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not say %q", err, want)
 		}

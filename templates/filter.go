@@ -1,6 +1,8 @@
 package templates
 
 import (
+	"strconv"
+
 	"github.com/dave/jennifer/jen"
 	"github.com/syncer-gen/syncer-gen/generators"
 )
@@ -47,7 +49,7 @@ func condition(x *jen.Statement, c generators.Condition) *jen.Statement {
 		if !c.Equal {
 			op = "!="
 		}
-		cmp = v.Op(op).Lit(c.Value)
+		cmp = v.Op(op).Add(literal(c.Value))
 	}
 	if len(nils) == 0 {
 		return cmp
@@ -64,4 +66,14 @@ func condition(x *jen.Statement, c generators.Condition) *jen.Statement {
 		return test.Add(cmp)
 	}
 	return jen.Parens(test.Add(cmp))
+}
+
+// literal renders a condition's literal as an untyped constant: an
+// integer compares with any integer type, a defined one included (jen.Lit
+// would convert a uint64 to uint64).
+func literal(v any) *jen.Statement {
+	if n, ok := v.(uint64); ok {
+		return jen.Op(strconv.FormatUint(n, 10))
+	}
+	return jen.Lit(v)
 }

@@ -5,10 +5,12 @@ import (
 	"github.com/syncer-gen/syncer-gen/generators"
 )
 
-// jsonFile renders the JSON decoder of a projected type: UnmarshalJSON,
-// and one function per struct that reads the members it keeps, skipping
-// (and checking) the others. LIST pages in JSON are read by
-// sigs.k8s.io/json, which calls UnmarshalJSON for each item.
+// jsonFile renders the JSON decoders of a projected type and its list:
+// UnmarshalJSON of each, and one function per struct that reads the
+// members it keeps, skipping (and checking) the others. sigs.k8s.io/json
+// calls the list's UnmarshalJSON for a LIST page, which reads every item
+// into a new one: a page it would not decode as the full decoder does (a
+// key twice) goes to the full decoder, as an object does.
 func jsonFile(f *jen.File, _ *generators.Package, r *generators.Resource) {
 	p := r.Projection
 	doc(f, "UnmarshalJSON reads the members %s keeps from the JSON object b, %s,\n"+
@@ -26,6 +28,40 @@ func jsonFile(f *jen.File, _ *generators.Package, r *generators.Resource) {
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 		jen.Op("*").Id("m").Op("=").Op("*").Id("full"),
 		jen.Return(jen.Nil()),
+	)
+	list := p.Name + "List"
+	f.Line()
+	doc(f, "UnmarshalJSON reads a LIST page in JSON, each item into a new %s as its\n"+
+		"UnmarshalJSON does. A page it does not understand, a key twice included (where\n"+
+		"sigs.k8s.io/json decodes the second \"items\" into the items the first made,\n"+
+		"merging them), is decoded by sigs.k8s.io/json into a\n%s\nand projected: the result, error included, is then that decoder's. The receiver\n"+
+		"is expected empty.",
+		p.Name, qualified(p.List.Pkg, p.List.Name))
+	f.Func().Params(jen.Id("m").Op("*").Id(list)).Id("UnmarshalJSON").Params(jen.Id("b").Index().Byte()).Error().Block(
+		jen.Id("d").Op(":=").Qual(projPkg, "NewJSONReader").Call(jen.Id("b")),
+		jen.If(jen.Id("d").Dot("Object").Call()).Block(jen.Id("unmarshalJSON"+list).Call(jen.Id("d"), jen.Id("m"))),
+		jen.If(jen.Id("d").Dot("Close").Call().Op("==").Nil()).Block(jen.Return(jen.Nil())),
+		jen.List(jen.Id("full"), jen.Err()).Op(":=").Qual(projPkg, "FullJSON").Call(jen.Id("b"),
+			jen.Func().Params(jen.Id("in").Op("*").Qual(p.List.Pkg, p.List.Name)).Op("*").Id(list).Block(
+				jen.Id("out").Op(":=").New(jen.Id(list)),
+				jen.Id(projectListFunc(p)).Call(jen.Id("out"), jen.Id("in")),
+				jen.Return(jen.Id("out")),
+			)),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+		jen.Op("*").Id("m").Op("=").Op("*").Id("full"),
+		jen.Return(jen.Nil()),
+	)
+	f.Line()
+	f.Func().Id("unmarshalJSON"+list).Params(jen.Id("d").Op("*").Qual(projPkg, "JSONReader"), jen.Id("m").Op("*").Id(list)).Block(
+		jen.For(jen.Id("d").Dot("Member").Call()).Block(
+			jen.Switch(jen.String().Call(jen.Id("d").Dot("Key").Call())).Block(
+				jen.Case(jen.Lit("kind")).Block(jen.Id("m").Dot("TypeMeta").Dot("Kind").Op("=").Id("d").Dot("String").Call()),
+				jen.Case(jen.Lit("apiVersion")).Block(jen.Id("m").Dot("TypeMeta").Dot("APIVersion").Op("=").Id("d").Dot("String").Call()),
+				jen.Case(jen.Lit(p.ListMeta.JSONName)).Block(jen.Id("d").Dot("Value").Call(jen.Op("&").Id("m").Dot(p.ListMeta.GoName))),
+				jen.Case(jen.Lit(p.Items.JSONName)).Block(jsonField(p.Items.Type, func() *jen.Statement { return jen.Id("m").Dot(p.Items.GoName) }, 0)...),
+				jen.Default().Block(jen.Id("d").Dot("Skip").Call()),
+			),
+		),
 	)
 	for _, s := range jsonStructs(p) {
 		f.Line()

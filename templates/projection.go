@@ -37,6 +37,17 @@ func projectionFile(f *jen.File, _ *generators.Package, r *generators.Resource) 
 		jen.Id(projectFunc(p.Root)).Call(jen.Id("out"), jen.Id("in")),
 		jen.Return(jen.Id("out")),
 	)
+	f.Line()
+	f.Func().Id(projectListFunc(p)).Params(jen.Id("out").Op("*").Id(p.Name+"List"), jen.Id("in").Op("*").Qual(p.List.Pkg, p.List.Name)).Block(
+		jen.Id("out").Dot("TypeMeta").Op("=").Id("in").Dot("TypeMeta"),
+		jen.Id("out").Dot(p.ListMeta.GoName).Op("=").Id("in").Dot(p.ListMeta.UpstreamName),
+		jen.If(jen.Id("in").Dot(p.Items.UpstreamName).Op("!=").Nil()).Block(
+			jen.Id("out").Dot(p.Items.GoName).Op("=").Make(jen.Index().Id(p.Name), jen.Len(jen.Id("in").Dot(p.Items.UpstreamName))),
+			jen.For(jen.Id("i").Op(":=").Range().Id("in").Dot(p.Items.UpstreamName)).Block(
+				jen.Id(projectFunc(p.Root)).Call(jen.Op("&").Id("out").Dot(p.Items.GoName).Index(jen.Id("i")), jen.Op("&").Id("in").Dot(p.Items.UpstreamName).Index(jen.Id("i"))),
+			),
+		),
+	)
 	for _, s := range p.Structs {
 		f.Line()
 		f.Func().Id(projectFunc(s)).Params(jen.Id("out").Op("*").Add(structType(s)), jen.Id("in").Op("*").Qual(s.Upstream.Pkg, s.Upstream.Name)).BlockFunc(func(g *jen.Group) {
@@ -161,8 +172,10 @@ func structType(s *generators.Struct) *jen.Statement {
 	return jen.Qual(s.Upstream.Pkg, s.Upstream.Name)
 }
 
-// Names of a projection's unexported functions, one of each per struct.
+// Names of a projection's unexported functions, one of each per struct,
+// and the projection of a full list (the list's name is no struct's).
 func projectFunc(s *generators.Struct) string           { return "project" + s.Name }
+func projectListFunc(p *generators.Projection) string   { return "project" + p.Name + "List" }
 func unmarshalProtobufFunc(s *generators.Struct) string { return "unmarshalProtobuf" + s.Name }
 func unmarshalJSONFunc(s *generators.Struct) string     { return "unmarshalJSON" + s.Name }
 

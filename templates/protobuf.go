@@ -45,16 +45,10 @@ func protobufFile(f *jen.File, _ *generators.Package, r *generators.Resource) {
 		jen.If(jen.Id("unmarshalProtobuf"+list).Call(jen.Id("m"), jen.Id("b")).Op("==").Nil()).Block(jen.Return(jen.Nil())),
 		jen.Var().Id("full").Qual(p.List.Pkg, p.List.Name),
 		jen.If(jen.Err().Op(":=").Id("full").Dot("Unmarshal").Call(jen.Id("b")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-		jen.Op("*").Id("m").Op("=").Id(list).Values(jen.Dict{
-			jen.Id("TypeMeta"): jen.Id("m").Dot("TypeMeta"),
-			jen.Id("ListMeta"): jen.Id("full").Dot(p.ListMeta.UpstreamName),
-		}),
-		jen.If(jen.Id("full").Dot(p.Items.UpstreamName).Op("!=").Nil()).Block(
-			jen.Id("m").Dot("Items").Op("=").Make(jen.Index().Id(p.Name), jen.Len(jen.Id("full").Dot(p.Items.UpstreamName))),
-			jen.For(jen.Id("i").Op(":=").Range().Id("full").Dot(p.Items.UpstreamName)).Block(
-				jen.Id(projectFunc(p.Root)).Call(jen.Op("&").Id("m").Dot("Items").Index(jen.Id("i")), jen.Op("&").Id("full").Dot(p.Items.UpstreamName).Index(jen.Id("i"))),
-			),
-		),
+		jen.Comment("Protobuf does not carry TypeMeta: the receiver's stays."),
+		jen.Id("full").Dot("TypeMeta").Op("=").Id("m").Dot("TypeMeta"),
+		jen.Op("*").Id("m").Op("=").Id(list).Values(),
+		jen.Id(projectListFunc(p)).Call(jen.Id("m"), jen.Op("&").Id("full")),
 		jen.Return(jen.Nil()),
 	)
 	f.Line()

@@ -11,7 +11,11 @@ import (
 // syncerFile renders the resource binding, the typed Syncer and its constructor.
 func syncerFile(f *jen.File, _ *generators.Package, r *generators.Resource) {
 	k := r.Name
-	doc(f, "%sResource binds a syncer to %s.", k, describe(r))
+	if r.Projection != nil && r.Projection.MetadataOnly {
+		doc(f, "%sResource binds a syncer to %s. %s keeps only metadata: the syncer asks the\nserver for PartialObjectMetadata rather than whole objects.", k, describe(r), k)
+	} else {
+		doc(f, "%sResource binds a syncer to %s.", k, describe(r))
+	}
 	f.Var().Id(k+"Resource").Op("=").Qual(runtimePkg, "Resource").Values(
 		jen.Line().Id("Group").Op(":").Lit(r.Group),
 		jen.Line().Id("Version").Op(":").Lit(r.Version),
@@ -21,6 +25,11 @@ func syncerFile(f *jen.File, _ *generators.Package, r *generators.Resource) {
 		jen.Line().Id("NewList").Op(":").Func().Params().Qual(kruntimePkg, "Object").Block(
 			jen.Return(jen.Op("&").Add(listType(r)).Values()),
 		),
+		jen.Do(func(s *jen.Statement) {
+			if r.Projection != nil && r.Projection.MetadataOnly {
+				s.Line().Id("MetadataOnly").Op(":").True()
+			}
+		}),
 		jen.Line(),
 	)
 	f.Line()

@@ -36,6 +36,11 @@ func follow[T runtime.Object](ctx context.Context, cfg *rest.Config, s *runtime.
 	if err := s.WaitForSync(ctx); err != nil {
 		cancel()
 		<-done
+		if s.HasSynced() {
+			// Interrupted as it synced (its synced line may be out): it
+			// did sync, and stops as asked.
+			return nil
+		}
 		return fmt.Errorf("%s: not synced: %w%s", res, err, p.lastError())
 	}
 	if !o.once {

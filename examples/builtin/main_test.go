@@ -133,6 +133,41 @@ func TestLiveEvents(t *testing.T) {
 	}
 }
 
+// An interrupt that comes as the program syncs, once its synced line is
+// out but before its wait for the handlers returned, is a clean stop: the
+// bench and the demo interrupt it as soon as they read that line.
+func TestInterruptedAsItSyncs(t *testing.T) {
+	_, kubeconfig, ns := setup(t, 20)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	runCtx, interrupt := context.WithCancel(ctx)
+	defer interrupt()
+	// The synced line is written by the printer's OnSync, which the wait
+	// for the handlers waits for: cancelled there, that wait fails.
+	stdout := &onLine{prefix: "synced ", do: interrupt}
+	var stderr bytes.Buffer
+	if err := run(runCtx, []string{"--kubeconfig", kubeconfig, "--namespace", ns, "--resource", "configmaps"}, stdout, &stderr); err != nil {
+		t.Fatalf("run interrupted as it synced: %v\nstderr:\n%s", err, stderr.String())
+	}
+	if !strings.HasPrefix(stdout.String(), "synced 20 configmaps ") {
+		t.Errorf("stdout %q", stdout.String())
+	}
+}
+
+// onLine is a buffer that calls do when a write starts with prefix.
+type onLine struct {
+	bytes.Buffer
+	prefix string
+	do     func()
+}
+
+func (w *onLine) Write(p []byte) (int, error) {
+	if strings.HasPrefix(string(p), w.prefix) {
+		w.do()
+	}
+	return w.Buffer.Write(p)
+}
+
 func TestUnknownResource(t *testing.T) {
 	err := run(context.Background(), []string{"--resource", "secrets"}, io.Discard, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), `unknown --resource "secrets"`) ||

@@ -27,6 +27,7 @@ import (
 // syncer's store, with retries from the work queue's rate limiter.
 type controller struct {
 	widgets *shopsyncers.WidgetSyncer
+	owned   *runtime.Writes[*shopv1alpha1.Widget] // its status writes: a reconcile reads what it wrote
 	status  *statusWriter
 	q       workqueue.TypedRateLimitingInterface[runtime.Key]
 	out     io.Writer
@@ -104,6 +105,7 @@ func runController(ctx context.Context, cfg *rest.Config, o options, stdout, std
 func newController(widgets *shopsyncers.WidgetSyncer, status *statusWriter, name string, out io.Writer, writeTimeout time.Duration) *controller {
 	c := &controller{
 		widgets: widgets,
+		owned:   runtime.NewWrites(widgets.Syncer, 0),
 		status:  status,
 		q: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[runtime.Key](),
 			workqueue.TypedRateLimitingQueueConfig[runtime.Key]{Name: name}),
@@ -184,7 +186,10 @@ func (c *controller) work(ctx context.Context) {
 // A conflict (the store is behind the server) is an error: the key comes
 // back after the rate limiter's wait, when the store has caught up.
 func (c *controller) reconcile(ctx context.Context, k runtime.Key) error {
-	w, ok := c.widgets.Store().Get(k.Namespace, k.Name)
+	w, ok, err := c.owned.Get(ctx, k.Namespace, k.Name) // once the store has seen this controller's last write of it
+	if err != nil {
+		return err
+	}
 	if !ok {
 		return nil // deleted: nothing to do
 	}
@@ -196,7 +201,10 @@ func (c *controller) reconcile(ctx context.Context, k runtime.Key) error {
 	w.Status.Phase = phase
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.writeTimeout)
 	defer cancel()
-	if err := c.status.update(wctx, w); err != nil {
+	end := c.owned.Begin(w.Namespace, w.Name)
+	out, err := c.status.update(wctx, w)
+	end()
+	if err != nil {
 		if errors.Is(wctx.Err(), context.DeadlineExceeded) {
 			// Given up unanswered at its bound: the write may land yet,
 			// after this worker has returned. Said, first pass or not; its
@@ -205,6 +213,7 @@ func (c *controller) reconcile(ctx context.Context, k runtime.Key) error {
 		}
 		return err
 	}
+	c.owned.Wrote(out)
 	c.writes.Add(1)
 	if c.settled.Load() {
 		fmt.Fprintf(c.out, "%s/%s: %s\n", w.Namespace, w.Name, phase)

@@ -28,16 +28,20 @@ func newStatusWriter(cfg *rest.Config, hc *http.Client) (*statusWriter, error) {
 }
 
 // update writes w.Status, guarded by w's resourceVersion (a conflict if
-// the widget changed since).
-func (s *statusWriter) update(ctx context.Context, w *shopv1alpha1.Widget) error {
+// the widget changed since), and returns the server's answer.
+func (s *statusWriter) update(ctx context.Context, w *shopv1alpha1.Widget) (*shopv1alpha1.Widget, error) {
 	m, err := kruntime.DefaultUnstructuredConverter.ToUnstructured(w)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	u := &unstructured.Unstructured{Object: m}
 	u.SetAPIVersion(shopv1alpha1.SchemeGroupVersion.String())
 	u.SetKind("Widget")
-	_, err = s.client.Resource(shopv1alpha1.SchemeGroupVersion.WithResource("widgets")).Namespace(w.Namespace).
+	u, err = s.client.Resource(shopv1alpha1.SchemeGroupVersion.WithResource("widgets")).Namespace(w.Namespace).
 		UpdateStatus(ctx, u, metav1.UpdateOptions{})
-	return err
+	if err != nil {
+		return nil, err
+	}
+	out := &shopv1alpha1.Widget{}
+	return out, kruntime.DefaultUnstructuredConverter.FromUnstructured(u.Object, out)
 }

@@ -22,7 +22,6 @@ import (
 	shopv1alpha1 "github.com/syncer-gen/syncer-gen/examples/crd/api/shop/v1alpha1"
 	shopsyncers "github.com/syncer-gen/syncer-gen/examples/crd/syncers/shop/v1alpha1"
 	"github.com/syncer-gen/syncer-gen/examples/ctrl/internal/controller"
-	"github.com/syncer-gen/syncer-gen/runtime"
 )
 
 func main() {
@@ -83,14 +82,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	// The reconciler's client reads widgets and Jobs from syncers, which
-	// its SetupWithManager adds (For, Owns); they run before leader
+	// The syncers watch what the cache would have watched: a Manager whose
+	// cache is limited to some namespaces gives them its cache options.
+	// The reconciler's SetupWithManager adds them (For, Owns) and makes its
+	// client read widgets and Jobs from them; they run before leader
 	// election. Everything else goes to the Manager's client.
-	syncers, err := ctrlsyncer.NewClient(mgr, ctrlsyncer.WithSyncerOptions(runtime.WithNamespace(o.namespace)))
+	syncers, err := ctrlsyncer.NewClient(mgr, ctrlsyncer.WithCacheOptions(cacheOpts))
 	if err != nil {
 		return err
 	}
-	if err := (&controller.WidgetReconciler{Client: syncers, Scheme: mgr.GetScheme()}).SetupWithManager(mgr); err != nil {
+	if err := (&controller.WidgetReconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme()}).SetupWithManager(mgr); err != nil {
 		return err
 	}
 	widgets, err := shopsyncers.WidgetSyncerIn(syncers.Set()) // the controller's: the same options give the same syncer

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -95,22 +97,45 @@ func (c *child) kill() {
 	<-c.done
 }
 
-// peakRSS returns the peak resident set size of the process, once it has
-// exited: the kernel's high-water mark of its RSS, VmHWM in
-// /proc/PID/status while it runs, which the wait for its exit reports as
-// ru_maxrss (KiB on Linux). An example that exits when synced (--once)
-// leaves no time to read /proc; this is the same figure, to a few pages.
+// peakRSS returns the peak resident set size of the running process: the
+// kernel's high-water mark of its own RSS, VmHWM in /proc/PID/status. Not
+// ru_maxrss, which a wait reports at exit: a child started by os/exec
+// (vfork, then exec) is charged there with the resident set its parent had
+// at the exec, so that a child allocating nothing, started by a demo
+// holding 200 MiB, would report 200 MiB. The process must still run: an
+// exited one has no memory left to read.
 func (c *child) peakRSS() (int64, error) {
 	select {
 	case <-c.done:
+		return 0, fmt.Errorf("%s: peak RSS asked after it exited%s", c.name, c.exitNote())
 	default:
-		return 0, fmt.Errorf("%s: peak RSS asked before it exited", c.name)
 	}
-	ru, ok := c.cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	if !ok || ru.Maxrss <= 0 {
-		return 0, fmt.Errorf("%s: no peak RSS in its resource usage (%T)", c.name, c.cmd.ProcessState.SysUsage())
+	hwm, err := statusBytes(c.cmd.Process.Pid, "VmHWM")
+	if err != nil {
+		return 0, fmt.Errorf("%s: peak RSS: %w", c.name, err)
 	}
-	return ru.Maxrss << 10, nil
+	return hwm, nil
+}
+
+// statusBytes reads the "<field>: <n> kB" line of /proc/pid/status, in
+// bytes. A process that has exited (a zombie) has no such line.
+func statusBytes(pid int, field string) (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		rest, ok := strings.CutPrefix(line, field+":")
+		if !ok {
+			continue
+		}
+		kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("%s line %q: %w", field, line, err)
+		}
+		return kb << 10, nil
+	}
+	return 0, fmt.Errorf("no %s line in /proc/%d/status (has it exited?)", field, pid)
 }
 
 // exitNote says how the process ended, if it has, for error messages.

@@ -77,42 +77,70 @@ func (d *demo) runBuiltinWarm(ctx context.Context) error {
 // builtinOnce runs examples/builtin --once with its snapshot, checks that
 // its last line counts want ConfigMaps and returns the mode it names.
 func (d *demo) builtinOnce(ctx context.Context, want int) (string, error) {
-	s, _, err := d.builtinSynced(ctx, "configmaps", want, "--snapshot", filepath.Join(d.dir, "configmaps.snapshot"))
+	s, err := d.builtinSynced(ctx, "configmaps", want, "--snapshot", filepath.Join(d.dir, "configmaps.snapshot"))
 	return s.mode, err
 }
 
 // builtinSynced runs examples/builtin --once --resource resource with
 // args, waits for it to exit 0 and reads its last line, which must count
-// want objects; it returns what that line says, and the child.
-func (d *demo) builtinSynced(ctx context.Context, resource string, want int, args ...string) (synced, *child, error) {
-	var s synced
+// want objects; it returns what that line says.
+func (d *demo) builtinSynced(ctx context.Context, resource string, want int, args ...string) (synced, error) {
 	c, err := d.launch("builtin", append([]string{"--kubeconfig", d.kubeconfig, "--namespace", d.o.namespace, "--resource", resource}, append(args, "--once")...)...)
 	if err != nil {
-		return s, nil, err
+		return synced{}, err
 	}
 	if err := c.wait(ctx, syncDeadline); err != nil {
-		return s, c, err
+		return synced{}, err
 	}
 	out := c.out.Lines()
 	if len(out) == 0 {
-		return s, c, fmt.Errorf("builtin printed nothing on stdout")
+		return synced{}, fmt.Errorf("builtin printed nothing on stdout")
 	}
-	last := out[len(out)-1]
-	m := builtinSynced.FindStringSubmatch(last)
+	return parseSynced(out[len(out)-1], want)
+}
+
+// builtinPeak runs examples/builtin --resource resource with args until it
+// has synced, reads its peak RSS while it still runs (the process's own:
+// see child.peakRSS), then interrupts it, which must end it cleanly; its
+// synced line must count want objects.
+func (d *demo) builtinPeak(ctx context.Context, resource string, want int, args ...string) (synced, int64, error) {
+	c, err := d.launch("builtin", append([]string{"--kubeconfig", d.kubeconfig, "--namespace", d.o.namespace, "--resource", resource}, args...)...)
+	if err != nil {
+		return synced{}, 0, err
+	}
+	line, err := c.expect(ctx, syncDeadline, `^synced `)
+	if err != nil {
+		return synced{}, 0, err
+	}
+	s, err := parseSynced(line, want)
+	if err != nil {
+		return s, 0, err
+	}
+	rss, err := c.peakRSS()
+	if err != nil {
+		return s, 0, err
+	}
+	return s, rss, c.interrupt(ctx, exitDeadline)
+}
+
+// parseSynced reads examples/builtin's synced line, which must count want
+// objects.
+func parseSynced(line string, want int) (synced, error) {
+	var s synced
+	m := builtinSynced.FindStringSubmatch(line)
 	if m == nil {
-		return s, c, fmt.Errorf("builtin's last line %q does not match %s", last, builtinSynced)
+		return s, fmt.Errorf("builtin's line %q does not match %s", line, builtinSynced)
 	}
 	s.objects, _ = strconv.Atoi(m[1])
 	if s.objects != want {
-		return s, c, fmt.Errorf("builtin synced %d %s, want %d", s.objects, m[2], want)
+		return s, fmt.Errorf("builtin synced %d %s, want %d", s.objects, m[2], want)
 	}
 	took, _ := strconv.ParseFloat(m[3], 64)
 	s.took = time.Duration(took * float64(time.Second))
 	s.mode = m[4]
-	if s.store, err = size.Parse(m[5]); err != nil {
-		return s, c, err
-	}
-	return s, c, nil
+	var err error
+	s.store, err = size.Parse(m[5])
+	return s, err
 }
 
 // runCRD runs examples/crd live, changes widgets and waits for each event.

@@ -2,6 +2,7 @@ package testbed_test
 
 import (
 	"context"
+	"fmt"
 	"os/exec"
 	"testing"
 	"time"
@@ -137,5 +138,62 @@ func TestProxyCutsStreams(t *testing.T) {
 	}
 	if _, err := cs.CoreV1().ConfigMaps("default").List(ctx, metav1.ListOptions{}); err != nil {
 		t.Fatalf("after CutAll: %v", err)
+	}
+}
+
+// DropWatchEvent drops the one event it names, once, and nothing else: a
+// watch through the proxy misses x's first update and gets its second,
+// y's, and the deletion it was not asked to drop.
+func TestProxyDropsOneWatchEvent(t *testing.T) {
+	srv := testbed.Shared(t)
+	p := testbed.StartProxy(t, srv)
+	ctx := context.Background()
+	ns := srv.Namespace(t)
+	direct := srv.Client().CoreV1().ConfigMaps(ns)
+	for _, name := range []string{"x", "y"} {
+		if _, err := direct.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list, err := direct.List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.DropWatchEvent("MODIFIED", "x")
+	w, err := kubernetes.NewForConfigOrDie(p.Config()).CoreV1().ConfigMaps(ns).Watch(ctx, metav1.ListOptions{ResourceVersion: list.ResourceVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	update := func(name, round string) {
+		if _, err := direct.Update(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}, Data: map[string]string{"round": round}}, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	update("x", "1")
+	update("y", "1")
+	update("x", "2")
+	if err := direct.Delete(ctx, "y", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	timeout := time.After(30 * time.Second)
+	for len(got) < 3 {
+		select {
+		case ev := <-w.ResultChan():
+			cm, ok := ev.Object.(*corev1.ConfigMap)
+			if !ok {
+				t.Fatalf("a %s event of %T", ev.Type, ev.Object)
+			}
+			got = append(got, string(ev.Type)+" "+cm.Name+" "+cm.Data["round"])
+		case <-timeout:
+			t.Fatalf("after 30s the watch delivered %q", got)
+		}
+	}
+	if want := "[MODIFIED y 1 MODIFIED x 2 DELETED y 1]"; fmt.Sprint(got) != want {
+		t.Errorf("the watch delivered %q, want %s", got, want)
+	}
+	if p.EventsDropped() != 1 {
+		t.Errorf("EventsDropped() = %d, want 1", p.EventsDropped())
 	}
 }

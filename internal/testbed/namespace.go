@@ -144,7 +144,9 @@ func (s *Server) deleteNamespace(ns string) error {
 		return errors.Join(errs...)
 	}
 	namespaces := s.Client().CoreV1().Namespaces()
-	if err := namespaces.Delete(ctx, ns, metav1.DeleteOptions{}); err != nil {
+	if err := namespaces.Delete(ctx, ns, metav1.DeleteOptions{}); apierrors.IsNotFound(err) {
+		return nil // the test deleted it
+	} else if err != nil {
 		return err
 	}
 	terminating, err := namespaces.Get(ctx, ns, metav1.GetOptions{})

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"k8s.io/client-go/rest"
 )
@@ -24,9 +25,12 @@ type Proxy struct {
 	srv    *httptest.Server
 	target *Server
 
-	stripWatchList atomic.Bool
-	dropBookmark   atomic.Bool
-	paused         atomic.Bool
+	stripWatchList  atomic.Bool
+	dropBookmark    atomic.Bool
+	paused          atomic.Bool
+	refuseMetadata  atomic.Bool
+	metadataRefused atomic.Int64
+	log             requestLog
 
 	mu       sync.Mutex
 	streams  map[*http.Request]func() // open watch streams and how to cut them
@@ -34,11 +38,23 @@ type Proxy struct {
 	cutAfter atomic.Int64 // bytes; 0 = streams are not cut by size
 	cuts     atomic.Int64 // streams ended by the proxy
 	dropped  atomic.Int64 // initial-events-end bookmarks dropped
+	delay    atomic.Int64 // a time.Duration: how long watch streams are held back
+
+	drops         []*eventDrop // armed by DropWatchEvent; guarded by mu
+	eventsDropped atomic.Int64
 }
 
 // StartProxy starts a proxy in front of s, stopped when the test ends.
 func StartProxy(t testing.TB, s *Server) *Proxy {
 	t.Helper()
+	p := NewProxy(s)
+	t.Cleanup(p.Close)
+	return p
+}
+
+// NewProxy starts a proxy in front of s, for programs that are not tests
+// (the benchmark): Close stops it.
+func NewProxy(s *Server) *Proxy {
 	u, _ := url.Parse(s.URL())
 	p := &Proxy{target: s, streams: map[*http.Request]func(){}}
 	rp := httputil.NewSingleHostReverseProxy(u)
@@ -49,7 +65,6 @@ func StartProxy(t testing.TB, s *Server) *Proxy {
 	p.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.serve(rp, w, r)
 	}))
-	t.Cleanup(p.Close)
 	return p
 }
 
@@ -94,8 +109,14 @@ func (p *Proxy) Close() {
 }
 
 func (p *Proxy) serve(rp *httputil.ReverseProxy, w http.ResponseWriter, r *http.Request) {
+	w = p.recorded(w, r)
 	if p.paused.Load() {
 		http.Error(w, "paused by the test proxy", http.StatusServiceUnavailable)
+		return
+	}
+	if p.refuseMetadata.Load() && asksMetadata(r) {
+		p.metadataRefused.Add(1)
+		http.Error(w, "the test proxy refuses PartialObjectMetadata", http.StatusNotAcceptable)
 		return
 	}
 	q := r.URL.Query()
@@ -105,7 +126,7 @@ func (p *Proxy) serve(rp *httputil.ReverseProxy, w http.ResponseWriter, r *http.
 		q.Del("resourceVersionMatch")
 		r.URL.RawQuery = q.Encode()
 	}
-	if watching && p.dropBookmark.Load() {
+	if watching && (p.dropBookmark.Load() || p.dropping()) {
 		// JSON lines, uncompressed (1.37 gzips WatchList streams): the
 		// filter reads the stream line by line.
 		r.Header.Set("Accept", "application/json")
@@ -167,27 +188,37 @@ var errCut = errors.New("watch stream cut by the test proxy")
 
 func (p *Proxy) modifyResponse(resp *http.Response) error {
 	q := resp.Request.URL.Query()
-	if (q.Get("watch") == "1" || q.Get("watch") == "true") && p.dropBookmark.Load() {
-		resp.Body = &bookmarkFilter{r: bufio.NewReader(resp.Body), c: resp.Body, dropped: &p.dropped}
+	if q.Get("watch") != "1" && q.Get("watch") != "true" {
+		return nil
+	}
+	if bookmarks := p.dropBookmark.Load(); bookmarks || p.dropping() {
+		resp.Body = &lineFilter{r: bufio.NewReader(resp.Body), c: resp.Body, drop: func(line []byte) bool {
+			if bookmarks && bytes.HasPrefix(line, []byte(`{"type":"BOOKMARK"`)) && bytes.Contains(line, []byte("k8s.io/initial-events-end")) {
+				p.dropped.Add(1)
+				return true
+			}
+			return p.dropEvent(line)
+		}}
+	}
+	if d := time.Duration(p.delay.Load()); d > 0 {
+		resp.Body = newDelayedBody(resp.Body, d)
 	}
 	return nil
 }
 
-// bookmarkFilter drops the JSON lines of initial-events-end bookmarks.
-type bookmarkFilter struct {
-	r       *bufio.Reader
-	c       io.Closer
-	left    []byte
-	dropped *atomic.Int64
+// lineFilter drops the JSON lines (watch events) that drop says to.
+type lineFilter struct {
+	r    *bufio.Reader
+	c    io.Closer
+	left []byte
+	drop func(line []byte) bool
 }
 
-func (f *bookmarkFilter) Read(b []byte) (int, error) {
+func (f *lineFilter) Read(b []byte) (int, error) {
 	for len(f.left) == 0 {
 		line, err := f.r.ReadBytes('\n')
-		if !(bytes.HasPrefix(line, []byte(`{"type":"BOOKMARK"`)) && bytes.Contains(line, []byte("k8s.io/initial-events-end"))) {
+		if !f.drop(line) {
 			f.left = line
-		} else {
-			f.dropped.Add(1)
 		}
 		if err != nil {
 			if len(f.left) == 0 {
@@ -201,4 +232,4 @@ func (f *bookmarkFilter) Read(b []byte) (int, error) {
 	return n, nil
 }
 
-func (f *bookmarkFilter) Close() error { return f.c.Close() }
+func (f *lineFilter) Close() error { return f.c.Close() }

@@ -1,5 +1,10 @@
 package testbed
 
+import (
+	"encoding/json"
+	"sync/atomic"
+)
+
 // CutStreamsAfter makes the proxy end every watch stream it forwards once
 // n bytes of its body have gone through, as a proxy with a response size
 // limit or a connection that breaks mid-transfer does: the client sees its
@@ -28,3 +33,63 @@ func (p *Proxy) StreamsCut() int64 { return p.cuts.Load() }
 // BookmarksDropped returns how many initial-events-end bookmarks the proxy
 // has dropped (see DropInitialEventsBookmark).
 func (p *Proxy) BookmarksDropped() int64 { return p.dropped.Load() }
+
+// DropWatchEvent makes the proxy drop, once, the next watch event of type
+// typ (ADDED, MODIFIED or DELETED) of an object named name, as a proxy or
+// a server that loses one event does: the client never learns of that
+// change from its watch. Each call arms one drop. Watch streams opened
+// while a drop is armed are forced to JSON (for this, the filter reads
+// them line by line); only those can lose the event, so arm it before the
+// watch that is to lose it opens.
+func (p *Proxy) DropWatchEvent(typ, name string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.drops = append(p.drops, &eventDrop{typ: typ, name: name})
+}
+
+// EventsDropped returns how many watch events DropWatchEvent's drops have
+// dropped.
+func (p *Proxy) EventsDropped() int64 { return p.eventsDropped.Load() }
+
+// eventDrop is one armed DropWatchEvent.
+type eventDrop struct {
+	typ, name string
+	done      atomic.Bool
+}
+
+// dropping tells whether a DropWatchEvent is armed and has not fired.
+func (p *Proxy) dropping() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, d := range p.drops {
+		if !d.done.Load() {
+			return true
+		}
+	}
+	return false
+}
+
+// dropEvent tells whether the watch event of line is one to drop, and
+// counts it.
+func (p *Proxy) dropEvent(line []byte) bool {
+	var ev struct {
+		Type   string `json:"type"`
+		Object struct {
+			Metadata struct {
+				Name string `json:"name"`
+			} `json:"metadata"`
+		} `json:"object"`
+	}
+	if json.Unmarshal(line, &ev) != nil {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, d := range p.drops {
+		if d.typ == ev.Type && d.name == ev.Object.Metadata.Name && d.done.CompareAndSwap(false, true) {
+			p.eventsDropped.Add(1)
+			return true
+		}
+	}
+	return false
+}

@@ -58,6 +58,37 @@ func TestREADMEWalkthrough(t *testing.T) {
 	if out, err := vet.CombinedOutput(); err != nil {
 		t.Errorf("go vet: %v\n%s", err, out)
 	}
+
+	// A projection added later (a keep marker on an alias) generates and
+	// builds with no go mod tidy first: the module's go.sum covers what its
+	// decoders import.
+	views := filepath.Join(shop, "api/shop/views")
+	if err := os.MkdirAll(views, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(views, "views.go"), []byte(`// Package views holds projections of the shop's types.
+package views
+
+import v1alpha1 "example.com/shop/api/shop/v1alpha1"
+
+// WidgetOwner is what a dashboard reads of a widget.
+//
+// +syncer-gen
+// +syncer-gen:keep=.spec.owner
+type WidgetOwner = v1alpha1.Widget
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"generate", "./..."}, {"vet", "./..."}} {
+		cmd := exec.Command("go", args...)
+		cmd.Dir = shop
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("go %s after adding a projection, without go mod tidy: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(shop, "syncers/shop/v1alpha1/widgetowner_json.go")); err != nil {
+		t.Errorf("no decoder generated for the projection: %v", err)
+	}
 }
 
 // The README parser finds marked blocks, and refuses a mark without a block.

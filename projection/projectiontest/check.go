@@ -64,13 +64,18 @@ func checkProtobuf[U, P any, PU FullProtobuf[U], PP ProjectedProtobuf[P]](t *tes
 // against sigs.k8s.io/json into the upstream type U followed by from, as
 // Protobuf does, on json.Marshal of random objects and JSONVariants of
 // them; then the list types, decoded with sigs.k8s.io/json as
-// apimachinery's JSON serializer does (which calls UnmarshalJSON per item).
+// apimachinery's JSON serializer does (which calls the projected list's
+// UnmarshalJSON), on random lists and ListVariants of them.
 func JSON[U, P any, PU interface{ *U }, PP ProjectedJSON[P]](t *testing.T, from func(PU) PP, fullList, list any) {
 	t.Helper()
 	eachObject(t, 2, func(full PU) ([]byte, error) { return json.Marshal(full) }, JSONVariants,
 		func(t *testing.T, b []byte) bool { return checkJSON(t, from, b) })
+	rnd := rand.New(rand.NewSource(2))
 	eachList(t, 2, fullList, func(l any) ([]byte, error) { return json.Marshal(l) }, func(t *testing.T, b []byte) {
 		checkList(t, b, from, fullList, list, kjson.UnmarshalCaseSensitivePreserveInts)
+		for _, v := range ListVariants(b, rnd) {
+			checkList(t, v, from, fullList, list, kjson.UnmarshalCaseSensitivePreserveInts)
+		}
 	})
 }
 
@@ -125,7 +130,7 @@ func eachList(t *testing.T, seed int64, fullList any, encode func(any) ([]byte, 
 
 // checkList decodes the list b into fullList's type and list's with decode:
 // the projected items must be the full ones projected, the list's
-// metadata the same.
+// TypeMeta and ListMeta the same.
 func checkList[U, P any, PU interface{ *U }, PP interface{ *P }](t *testing.T, b []byte, from func(PU) PP, fullList, list any, decode func([]byte, any) error) {
 	t.Helper()
 	want := reflect.New(reflect.TypeOf(fullList).Elem())
@@ -141,8 +146,8 @@ func checkList[U, P any, PU interface{ *U }, PP interface{ *P }](t *testing.T, b
 				projected.Index(i).Set(reflect.ValueOf(from(PU(wi.Index(i).Addr().Interface().(*U)))).Elem())
 			}
 		}
-		return []any{want.Elem().FieldByName("ListMeta").Interface(), projected.Interface()},
-			[]any{got.Elem().FieldByName("ListMeta").Interface(), gi.Interface()}
+		return []any{want.Elem().FieldByName("TypeMeta").Interface(), want.Elem().FieldByName("ListMeta").Interface(), projected.Interface()},
+			[]any{got.Elem().FieldByName("TypeMeta").Interface(), got.Elem().FieldByName("ListMeta").Interface(), gi.Interface()}
 	})
 }
 
@@ -256,4 +261,24 @@ func FuzzJSON[U, P any, PU interface{ *U }, PP ProjectedJSON[P]](f *testing.F, f
 		}
 	}
 	f.Fuzz(func(t *testing.T, b []byte) { checkJSON(t, from, b) })
+}
+
+// FuzzJSONList fuzzes the JSON decoder of P's list (fullList and list are
+// pointers to the list types, as for JSON) against sigs.k8s.io/json into
+// U's, as JSON checks it, from random lists and their ListVariants.
+func FuzzJSONList[U, P any, PU interface{ *U }, PP interface{ *P }](f *testing.F, from func(PU) PP, fullList, list any) {
+	fill, rnd := Filler(5), rand.New(rand.NewSource(5))
+	for range 3 {
+		fl := reflect.New(reflect.TypeOf(fullList).Elem()).Interface()
+		fill.Fill(fl)
+		if b, err := json.Marshal(fl); err == nil {
+			f.Add(b)
+			for _, v := range ListVariants(b, rnd) {
+				f.Add(v)
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		checkList(t, b, from, fullList, list, kjson.UnmarshalCaseSensitivePreserveInts)
+	})
 }

@@ -12,7 +12,11 @@
 // reordered, repeated, split, unknown ones added, JSON keys escaped), the
 // projected decoder must give exactly what the full decoder gives,
 // projected with From: the same value, or the same error. The same holds
-// of the list types, item by item. FuzzProtobuf and FuzzJSON check it on
-// arbitrary bytes, where the projected decoder may also succeed where the
-// full one fails in a part the projection does not read (see Agree).
+// of the list types, item by item, "items" given twice included.
+// For a projection of metadata only, PartialObjectMetadata checks that the
+// decoders read an object's PartialObjectMetadata, which its syncer asks
+// the server for, as they read the object. FuzzProtobuf, FuzzJSON and
+// FuzzJSONList check it on arbitrary bytes,
+// where the projected decoder may also succeed where the full one fails in
+// a part the projection does not read (see Agree).
 package projectiontest

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand"
+	"slices"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -31,6 +32,46 @@ func JSONVariants(b []byte, rnd *rand.Rand) [][]byte {
 		var buf bytes.Buffer
 		s.write(&buf, root)
 		out = append(out, buf.Bytes())
+	}
+	return out
+}
+
+// ListVariants returns JSON documents made from the JSON object b, a
+// LIST page: its JSONVariants, and b with its "items", then its
+// "metadata", given again at its end, written as each variant writes it
+// (objects and lists emptied, values made null, members reordered) or as
+// it is. sigs.k8s.io/json decodes a repeated member into what the first
+// one made: the second "items" into the first's items, merging them (maps
+// keep their keys, omitted fields stay set), which a projected list must
+// decode to the same items. It returns nil when b is not a JSON object.
+func ListVariants(b []byte, rnd *rand.Rand) [][]byte {
+	root, err := parseJSON(jsontext.NewDecoder(bytes.NewReader(b)))
+	if err != nil || root.kind != '{' {
+		return nil
+	}
+	out := JSONVariants(b, rnd)
+	for _, name := range []string{"items", "metadata"} {
+		i := slices.Index(root.names, name)
+		if i < 0 {
+			continue
+		}
+		for _, again := range []jsonStyle{{}, {empties: true}, {nulls: true}, {reorder: true}} {
+			again.rnd = rnd
+			plain := jsonStyle{rnd: rnd}
+			var buf bytes.Buffer
+			buf.WriteByte('{')
+			for j, n := range root.names {
+				plain.name(&buf, n)
+				buf.WriteByte(':')
+				plain.write(&buf, root.members[j])
+				buf.WriteByte(',')
+			}
+			plain.name(&buf, name)
+			buf.WriteByte(':')
+			again.write(&buf, root.members[i])
+			buf.WriteByte('}')
+			out = append(out, buf.Bytes())
+		}
 	}
 	return out
 }

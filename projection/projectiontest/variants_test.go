@@ -70,3 +70,30 @@ func TestJSONVariantsAreJSON(t *testing.T) {
 		t.Error("variants of malformed JSON")
 	}
 }
+
+// The list variants give "items" and "metadata" twice, the second written
+// otherwise, and each is JSON.
+func TestListVariantsRepeatMembers(t *testing.T) {
+	b, err := json.Marshal(&corev1.ConfigMapList{ListMeta: metav1.ListMeta{ResourceVersion: "1"}, Items: []corev1.ConfigMap{*configMap()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs := ListVariants(b, rand.New(rand.NewSource(1)))
+	twice := map[string]int{}
+	for i, v := range vs {
+		if !json.Valid(v) {
+			t.Errorf("variant %d is not JSON: %s", i, v)
+		}
+		for _, name := range []string{"items", "metadata"} {
+			if bytes.Count(v, []byte(`"`+name+`":`)) > bytes.Count(b, []byte(`"`+name+`":`)) {
+				twice[name]++
+			}
+		}
+	}
+	if twice["items"] < 4 || twice["metadata"] < 4 {
+		t.Errorf("repeated members: %v, want items and metadata in four variants each", twice)
+	}
+	if ListVariants([]byte(`[1]`), rand.New(rand.NewSource(1))) != nil {
+		t.Error("list variants of an array")
+	}
+}

@@ -36,13 +36,18 @@ type Bar struct {
 }
 
 // kindOf tells what a contender is, for its colour: "floor", "client-go" or
-// "ours", by its name: floor-* and keep-all are floors, client-go* is
-// client-go, any other name ours.
+// "ours", by its name (after a "<set>: " that a panel may put in front):
+// floor-* and keep-all are floors, client-go* and controller-runtime's
+// caches (cr-cache*, cr-metadata*: client-go's informers) are client-go,
+// any other name ours.
 func kindOf(contender string) string {
+	if _, name, ok := strings.Cut(contender, ": "); ok {
+		contender = name
+	}
 	switch {
 	case strings.HasPrefix(contender, "floor-") || contender == "keep-all":
 		return "floor"
-	case strings.HasPrefix(contender, "client-go"):
+	case strings.HasPrefix(contender, "client-go") || strings.HasPrefix(contender, "cr-cache") || strings.HasPrefix(contender, "cr-metadata"):
 		return "client-go"
 	}
 	return "ours"

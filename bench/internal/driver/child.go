@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"regexp"
 	"sync"
 	"syscall"
 	"time"
@@ -76,6 +77,29 @@ func (c *Child) Expect(ctx context.Context, kind string, v any, timeout time.Dur
 	}
 }
 
+// ExpectLine waits for the child's next stdout line that matches re,
+// skipping the others, and returns it.
+func (c *Child) ExpectLine(ctx context.Context, re *regexp.Regexp, timeout time.Duration) (string, error) {
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	for {
+		select {
+		case line, ok := <-c.Lines:
+			if !ok {
+				<-c.Waited
+				return "", fmt.Errorf("%s exited (%v) before printing a line matching %s; its stderr:\n%s", c.Name, c.Err, re, c.Stderr)
+			}
+			if re.MatchString(line) {
+				return line, nil
+			}
+		case <-t.C:
+			return "", fmt.Errorf("%s printed no line matching %s within %s; its stderr:\n%s", c.Name, re, timeout, c.Stderr)
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	}
+}
+
 // Send writes a command line to the child.
 func (c *Child) Send(cmd string) error {
 	_, err := io.WriteString(c.stdin, cmd+"\n")
@@ -96,6 +120,12 @@ func (c *Child) Wait(timeout time.Duration) error {
 		return fmt.Errorf("%s did not exit within %s", c.Name, timeout)
 	}
 }
+
+// Pid is the child's process id.
+func (c *Child) Pid() int { return c.cmd.Process.Pid }
+
+// Interrupt sends the child SIGINT, as Ctrl-C would.
+func (c *Child) Interrupt() error { return c.cmd.Process.Signal(syscall.SIGINT) }
 
 // SIGKILL kills the child at once, as a crash would, leaving the rest to
 // the caller: its lines end, then Waited closes.

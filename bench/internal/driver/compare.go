@@ -9,12 +9,12 @@ import (
 // MedianTable is the table of each contender's medians.
 func MedianTable(ss []Summary) *Table {
 	t := &Table{Header: []string{"contender", "runs", "objects", "time to synced s", "min-max s",
-		"peak RSS at sync MiB", "peak RSS at exit MiB", "allocated MiB",
+		"idle peak RSS MiB", "peak RSS at sync MiB", "peak RssAnon MiB", "peak RSS at exit MiB", "allocated MiB",
 		"CPU s / 1k events", "lag p50 ms", "lag p99 ms"}}
 	for _, s := range ss {
 		t.Add(s.Contender, fmt.Sprint(s.Runs), Num(s.Objects, 0), Num(s.SyncSeconds, 3),
 			Num(s.SyncMin, 2)+"-"+Num(s.SyncMax, 2),
-			Num(s.HWMSyncMiB, 1), Num(s.hwmExitMiB, 1), Num(s.AllocMiB, 0),
+			Num(s.IdleMiB, 1), Num(s.HWMSyncMiB, 1), Num(s.AnonMiB, 1), Num(s.hwmExitMiB, 1), Num(s.AllocMiB, 0),
 			Num(s.CPUPer1k, 3), Num(s.LagP50ms, 1), Num(s.LagP99ms, 1))
 	}
 	return t
@@ -29,6 +29,7 @@ type Comparison struct {
 	Strict bool    // target is "<", not "<="
 	Count  bool    // value is a count, not a ratio
 	Secs   bool    // value is in seconds, not a ratio
+	MiB    bool    // value is in MiB, not a ratio
 }
 
 // text formats the value for the ratio table.
@@ -38,6 +39,8 @@ func (c Comparison) text() string {
 		return Num(c.Value, 0)
 	case c.Secs:
 		return Num(c.Value, 2) + " s"
+	case c.MiB:
+		return Num(c.Value, 1) + " MiB"
 	}
 	return Times(c.Value)
 }

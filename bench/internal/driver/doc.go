@@ -1,7 +1,8 @@
 // Package driver is the benchmark's machinery, apart from its parts: it
 // starts each contender as a child process and talks to it in lines
 // (Child, the messages of protocol.go), reads process figures from /proc
-// (peak RSS, CPU, the test bed's processes, waiting for them to go idle),
+// (peak RSS, peak RssAnon, CPU, the test bed's processes, waiting for them
+// to go idle),
 // shows progress, writes profiles, and turns the children's reports into
 // medians (Summarize), ratios against targets (Comparison), tables, the
 // machine-readable line and SVG charts. It knows no contender but by name:

@@ -4,17 +4,37 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Result is one child run of one contender.
 type Result struct {
 	Contender string
 	Round     int
-	Sync      SyncReport
+	// Idle: the run synced an empty namespace, which shows what the
+	// program takes before any object (its code, the Go runtime, a
+	// connection); Summarize keeps it apart from the rounds.
+	Idle bool
+	Sync SyncReport
+	// AnonBytes is the child's peak RssAnon up to synced (SampleAnon): its
+	// resident memory that is not file pages, the binary's own code among
+	// them.
+	AnonBytes int64
+	// Server is what kube-apiserver paid from the child's start of work
+	// to its synced report, for the parts that measure it; nil otherwise.
+	Server    *ServerCost
 	Steady    *SteadyReport
 	WriteRate float64 // updates per second the parent wrote in the steady state
 	Pool      int     // objects the steady state's updates cycle over
 	Exit      ExitReport
+}
+
+// ServerCost is what kube-apiserver paid for one run: its CPU time
+// (utime+stime of /proc/<pid>/stat) and the bytes it allocated
+// (go_memstats_alloc_bytes_total of its /metrics).
+type ServerCost struct {
+	CPU            time.Duration
+	AllocatedBytes float64
 }
 
 // Summary holds the medians over the rounds of one contender; NaN where
@@ -26,10 +46,14 @@ type Summary struct {
 	SyncMin      float64
 	SyncMax      float64
 	HWMSyncMiB   float64
+	IdleMiB      float64 // peak RSS of the idle runs, on an empty namespace
+	AnonMiB      float64 // peak RssAnon up to synced
 	hwmExitMiB   float64
 	AllocMiB     float64
 	ReadMiB      float64 // read from the server's sockets up to synced
 	StoreMiB     float64 // what our syncer's store says it holds at sync (Store.Bytes); NaN for others
+	ServerCPU    float64 // kube-apiserver's CPU seconds for the sync; NaN where not measured
+	ServerMiB    float64 // the MiB kube-apiserver allocated for the sync; NaN where not measured
 	Objects      float64
 	CPUPer1k     float64 // CPU seconds per 1,000 events in the steady state
 	LagP50ms     float64
@@ -57,13 +81,23 @@ const MiB = 1 << 20
 func Summarize(rs []Result, names []string) []Summary {
 	out := make([]Summary, 0, len(names))
 	for _, name := range names {
-		var mine []Result
+		var mine, idle []Result
 		for _, r := range rs {
-			if r.Contender == name {
+			switch {
+			case r.Contender != name:
+			case r.Idle:
+				idle = append(idle, r)
+			default:
 				mine = append(mine, r)
 			}
 		}
-		out = append(out, summarizeOne(name, mine))
+		s := summarizeOne(name, mine)
+		var idleMiB []float64
+		for _, r := range idle {
+			idleMiB = append(idleMiB, float64(r.Sync.HWMBytes)/MiB)
+		}
+		s.IdleMiB = Median(idleMiB)
+		out = append(out, s)
 	}
 	return out
 }
@@ -121,11 +155,24 @@ func summarizeOne(name string, rs []Result) Summary {
 		SyncMin:     syncMin,
 		SyncMax:     syncMax,
 		HWMSyncMiB:  med(always(func(r Result) float64 { return float64(r.Sync.HWMBytes) / MiB })),
+		AnonMiB:     med(func(r Result) (float64, bool) { return float64(r.AnonBytes) / MiB, r.AnonBytes > 0 }),
 		hwmExitMiB:  med(always(func(r Result) float64 { return float64(r.Exit.HWMBytes) / MiB })),
 		AllocMiB:    med(always(func(r Result) float64 { return float64(r.Sync.TotalAllocBytes) / MiB })),
 		ReadMiB:     med(always(func(r Result) float64 { return float64(r.Sync.BytesRead) / MiB })),
 		StoreMiB: med(func(r Result) (float64, bool) {
 			return float64(r.Sync.StoreBytes) / MiB, r.Sync.StoreBytes > 0
+		}),
+		ServerCPU: med(func(r Result) (float64, bool) {
+			if r.Server == nil {
+				return 0, false
+			}
+			return r.Server.CPU.Seconds(), true
+		}),
+		ServerMiB: med(func(r Result) (float64, bool) {
+			if r.Server == nil {
+				return 0, false
+			}
+			return r.Server.AllocatedBytes / MiB, true
 		}),
 		Objects:      med(always(func(r Result) float64 { return float64(r.Sync.Objects) })),
 		CPUPer1k:     med(steady(func(s *SteadyReport) float64 { return s.CPUSeconds / float64(s.Events) * 1000 })),
@@ -168,7 +215,8 @@ func Find(ss []Summary, name string) Summary {
 		}
 	}
 	nan := math.NaN()
-	return Summary{Contender: name, SyncSeconds: nan, SyncMin: nan, SyncMax: nan, HWMSyncMiB: nan, hwmExitMiB: nan, AllocMiB: nan, ReadMiB: nan, StoreMiB: nan,
+	return Summary{Contender: name, SyncSeconds: nan, SyncMin: nan, SyncMax: nan, HWMSyncMiB: nan, IdleMiB: nan, AnonMiB: nan, hwmExitMiB: nan, AllocMiB: nan, ReadMiB: nan, StoreMiB: nan,
+		ServerCPU: nan, ServerMiB: nan,
 		Objects: nan, CPUPer1k: nan, LagP50ms: nan, LagP99ms: nan, SteadyEvents: nan, WriteRate: nan,
 		HWMSteadyMiB: nan, LiveHeapMiB: nan, Requests: nan, Restarts: nan, SlowCalls: nan, SlowCallMs: nan, SlowPending: nan, SlowMaxDepth: nan, Pool: nan}
 }

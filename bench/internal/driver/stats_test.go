@@ -2,6 +2,7 @@ package driver
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 )
@@ -98,5 +99,30 @@ func TestSummarize(t *testing.T) {
 	}
 	if m := Find(ss, keepAll); !math.IsNaN(m.SyncSeconds) {
 		t.Errorf("missing contender has figures: %+v", m)
+	}
+}
+
+// Idle runs are kept apart: they give IdleMiB and count in no other
+// median; a run without an RssAnon sample counts in none of AnonMiB.
+func TestSummarizeKeepsIdleRunsApart(t *testing.T) {
+	rs := []Result{
+		{Contender: "ours", Idle: true, Sync: SyncReport{SyncSeconds: 0.01, HWMBytes: 15 * MiB}, AnonBytes: 3 * MiB},
+		{Contender: "ours", Idle: true, Sync: SyncReport{SyncSeconds: 0.01, HWMBytes: 17 * MiB}, AnonBytes: 3 * MiB},
+		{Contender: "ours", Sync: SyncReport{SyncSeconds: 2, HWMBytes: 60 * MiB, Objects: 10}, AnonBytes: 45 * MiB},
+		{Contender: "ours", Sync: SyncReport{SyncSeconds: 4, HWMBytes: 80 * MiB, Objects: 10}},
+		{Contender: "other", Idle: true, Sync: SyncReport{HWMBytes: 99 * MiB}},
+	}
+	o := Summarize(rs, []string{"ours"})[0]
+	if o.Runs != 2 || o.SyncSeconds != 3 || o.HWMSyncMiB != 70 || o.IdleMiB != 16 || o.AnonMiB != 45 || o.Objects != 10 {
+		t.Errorf("summary = %+v", o)
+	}
+	if s := Summarize(rs[2:4], []string{"ours"})[0]; !math.IsNaN(s.IdleMiB) {
+		t.Errorf("no idle run: IdleMiB %v, want NaN", s.IdleMiB)
+	}
+	if s := Find(nil, "ours"); !math.IsNaN(s.IdleMiB) || !math.IsNaN(s.AnonMiB) {
+		t.Errorf("a contender that did not run: %+v", s)
+	}
+	if !strings.Contains(MedianTable([]Summary{o}).String(), "|              16.0 |                 70.0 |             45.0 |") {
+		t.Errorf("table:\n%s", MedianTable([]Summary{o}))
 	}
 }

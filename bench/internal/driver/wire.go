@@ -12,6 +12,9 @@ import (
 	"time"
 )
 
+// ProtobufStream is the media type of a protobuf watch stream.
+const ProtobufStream = "application/vnd.kubernetes.protobuf;stream=watch"
+
 // CountingDial is a rest.Config Dial that adds every byte read from the
 // sockets it opens to n: what the server sent, as it came on the wire.
 func CountingDial(n *atomic.Int64) func(ctx context.Context, network, addr string) (net.Conn, error) {

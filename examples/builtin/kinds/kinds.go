@@ -22,6 +22,17 @@ type Pod = corev1.Pod
 // +syncer-gen
 type ConfigMap = corev1.ConfigMap
 
+// ConfigMapMeta is core/v1 ConfigMap as an owner-reference walker or a
+// label auditor reads it: its labels, annotations and owners. A projection
+// of metadata only, it asks the server for PartialObjectMetadata, so that a
+// ConfigMap's data never crosses the wire (docs/dynamic.md).
+//
+// +syncer-gen
+// +syncer-gen:keep=.metadata.labels
+// +syncer-gen:keep=.metadata.annotations
+// +syncer-gen:keep=.metadata.ownerReferences
+type ConfigMapMeta = corev1.ConfigMap
+
 // Node is core/v1 Node, indexed by zone label.
 //
 // +syncer-gen

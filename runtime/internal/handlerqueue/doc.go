@@ -18,6 +18,9 @@
 //     at most a few barriers per pending object, however many resyncs come.
 //   - An inferred deletion comes after the ResyncStarted of the resync that
 //     inferred it.
+//   - A call is Listed (it comes from a resync's list, not a live event)
+//     only while every change folded into it is: a live change of an object
+//     waiting to be added makes the add live.
 //   - Only the latest error waits.
 //
 // It knows nothing of how a sync works: the runtime package decides what

@@ -58,6 +58,7 @@ type node[T Object] struct {
 	deleted    bool
 	inferred   bool   // a deletion the handler is told of without its final state
 	recreated  bool   // old's object is gone; cur, if not deleted, is another
+	listed     bool   // every change folded into it came from a list, none from a live event
 	resync     uint16 // queue.resyncs when the node was queued
 }
 
@@ -77,6 +78,7 @@ type Call[T Object] struct {
 	Deleted   bool
 	Recreated bool // Old's object is gone; Cur, unless Deleted, is another one
 	Inferred  bool // a deletion whose final state is not known (Cur may be stale)
+	Listed    bool // every change folded into it came from a list (a resync's), none from a live event
 	Err       error
 	Since     time.Duration // when the first event folded into it arrived, as Since returns
 }
@@ -98,8 +100,11 @@ func (q *Queue[K, T]) report() {
 // Change queues a change of the object cur: prev is the state the store
 // held before it (what the handler received last, once every call of that
 // object before it is delivered), cur the new state, the final one if
-// deleted; inferred says that a deletion's final state is not known.
-func (q *Queue[K, T]) Change(prev T, hadPrev bool, cur T, deleted, inferred bool, now time.Time) {
+// deleted; inferred says that a deletion's final state is not known;
+// listed, that the change comes from a list rather than a live event. A
+// call is Listed while every change folded into it is: a live change of an
+// object waiting to be added makes its add live.
+func (q *Queue[K, T]) Change(prev T, hadPrev bool, cur T, deleted, inferred, listed bool, now time.Time) {
 	k := q.key(cur)
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -119,12 +124,13 @@ func (q *Queue[K, T]) Change(prev T, hadPrev bool, cur T, deleted, inferred bool
 			n.recreated = true
 		}
 		n.cur, n.deleted, n.inferred = cur, deleted, inferred
+		n.listed = n.listed && listed
 		return
 	case deleted && !hadPrev:
 		return
 	}
 	n = q.alloc()
-	*n = node[T]{kind: Change, old: prev, hadOld: hadPrev, cur: cur, deleted: deleted, inferred: inferred,
+	*n = node[T]{kind: Change, old: prev, hadOld: hadPrev, cur: cur, deleted: deleted, inferred: inferred, listed: listed,
 		recreated: hadPrev && !deleted && otherUID(prev, cur), resync: q.resyncs, since: Since(now)}
 	q.byKey[k] = n
 	q.append(n)
@@ -221,7 +227,7 @@ func (q *Queue[K, T]) Next() (n Call[T], ok bool) {
 	}
 	q.report()
 	n = Call[T]{Kind: h.kind, Old: h.old, Cur: h.cur, HadOld: h.hadOld, Deleted: h.deleted,
-		Recreated: h.recreated, Inferred: h.inferred, Since: h.since}
+		Recreated: h.recreated, Inferred: h.inferred, Listed: h.listed, Since: h.since}
 	q.release(h)
 	return n, true
 }

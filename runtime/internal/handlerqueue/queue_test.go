@@ -46,12 +46,12 @@ func TestSyncedIsABarrier(t *testing.T) {
 	now := time.Now()
 	var none *corev1.ConfigMap
 	q.Barrier(ResyncStarted, now)
-	q.Change(none, false, cm("a", "1"), false, false, now)
+	q.Change(none, false, cm("a", "1"), false, false, false, now)
 	q.Barrier(Synced, now)
 	q.Barrier(ResyncStarted, now)
 	q.Barrier(Synced, now) // an empty resync while the handler is behind
 	q.Barrier(Synced, now)
-	q.Change(none, false, cm("a", "2"), false, false, now) // folded before the sync
+	q.Change(none, false, cm("a", "2"), false, false, false, now) // folded before the sync
 	if got := fmt.Sprint(drain(q)); got != "[resync a@2 sync]" {
 		t.Fatalf("got %v", got)
 	}
@@ -80,14 +80,14 @@ func TestBlockedHandlersBarriersStayBounded(t *testing.T) {
 	now := time.Now()
 	var none *corev1.ConfigMap
 	a, b := cm("a", "1"), cm("b", "1")
-	q.Change(a, true, a, false, false, now) // behind on 2 objects
-	q.Change(b, true, b, false, false, now)
+	q.Change(a, true, a, false, false, false, now) // behind on 2 objects
+	q.Change(b, true, b, false, false, false, now)
 	for i := range 1000 {
 		x := cm(fmt.Sprint("x", i), "1")
 		q.Barrier(ResyncStarted, now)
-		q.Change(none, false, x, false, false, now)
+		q.Change(none, false, x, false, false, false, now)
 		q.Barrier(Synced, now)
-		q.Change(x, true, x, true, true, now) // gone again
+		q.Change(x, true, x, true, true, false, now) // gone again
 		if n := q.Len(); n > 5 {
 			t.Fatalf("after %d resyncs %d calls pending for a handler behind on 2 objects", i+1, n)
 		}
@@ -104,9 +104,9 @@ func TestDepthReportsFollowChanges(t *testing.T) {
 	q := newTestQueue(func(n int) { reports = append(reports, n) })
 	now := time.Now()
 	var none *corev1.ConfigMap
-	q.Change(none, false, cm("a", "1"), false, false, now)
-	q.Change(none, false, cm("b", "1"), false, false, now)
-	q.Change(none, false, cm("b", "2"), true, false, now) // never seen: gone
+	q.Change(none, false, cm("a", "1"), false, false, false, now)
+	q.Change(none, false, cm("b", "1"), false, false, false, now)
+	q.Change(none, false, cm("b", "2"), true, false, false, now) // never seen: gone
 	q.Fail(errors.New("x"))
 	drain(q)
 	if fmt.Sprint(reports) != "[1 2 1 2 1 0]" {
@@ -129,7 +129,7 @@ func TestNodesAreReused(t *testing.T) {
 	q := newTestQueue(nil)
 	obj, now := cm("a", "1"), time.Now()
 	if allocs := testing.AllocsPerRun(100, func() {
-		q.Change(nil, false, obj, false, false, now)
+		q.Change(nil, false, obj, false, false, false, now)
 		if _, ok := q.Next(); !ok {
 			t.Fatal("nothing queued")
 		}
@@ -137,7 +137,7 @@ func TestNodesAreReused(t *testing.T) {
 		t.Errorf("%v allocations per event", allocs)
 	}
 	for i := range 2 * maxFreeNodes {
-		q.Change(nil, false, cm(fmt.Sprint("o", i), "1"), false, false, now)
+		q.Change(nil, false, cm(fmt.Sprint("o", i), "1"), false, false, false, now)
 	}
 	for range 2 * maxFreeNodes {
 		if _, ok := q.Next(); !ok {
@@ -153,5 +153,29 @@ func TestNodesAreReused(t *testing.T) {
 	}
 	if n != maxFreeNodes || q.nfree != n {
 		t.Errorf("%d free nodes (counted %d), want %d", n, q.nfree, maxFreeNodes)
+	}
+}
+
+// A call is Listed only while every change folded into it came from a
+// list: a live change of an object whose listed add waits makes the add
+// live, and a listed change never makes a live call listed.
+func TestListedFoldsToLive(t *testing.T) {
+	q := newTestQueue(nil)
+	now := time.Now()
+	var none *corev1.ConfigMap
+	q.Change(none, false, cm("a", "1"), false, false, true, now) // listed add
+	q.Change(none, false, cm("b", "1"), false, false, true, now) // listed add, then a live update
+	q.Change(cm("b", "1"), true, cm("b", "2"), false, false, false, now)
+	q.Change(none, false, cm("c", "1"), false, false, false, now) // live add, then listed again
+	q.Change(cm("c", "1"), true, cm("c", "1"), false, false, true, now)
+	want := map[string]bool{"a": true, "b": false, "c": false}
+	for n, ok := q.Next(); ok; n, ok = q.Next() {
+		if n.Listed != want[n.Cur.Name] {
+			t.Errorf("%s@%s: Listed %v, want %v", n.Cur.Name, n.Cur.ResourceVersion, n.Listed, want[n.Cur.Name])
+		}
+		delete(want, n.Cur.Name)
+	}
+	if len(want) != 0 {
+		t.Errorf("calls missing for %v", want)
 	}
 }

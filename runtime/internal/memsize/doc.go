@@ -17,9 +17,12 @@
 // value count it twice (API objects hold no such sharing). What it does
 // not count: the memory a value of T itself takes where it is stored (the
 // caller's slot), a *time.Location (shared by every time.Time of a zone),
-// funcs, chans and unsafe pointers, and string data outside the heap (a
+// funcs, chans and unsafe pointers, string data outside the heap (a
 // string literal: a TypeMeta's Kind set from a constant is counted as if
-// allocated, a few bytes).
+// allocated, a few bytes), and the keys of a map[string]any and the
+// strings in interfaces that lie in runtime/internal/intern's slabs: the
+// keys and repeating values that unstructured objects share, which the
+// pool holds, not the object.
 //
 // Strings that lie one after the other in memory, as the strings of a
 // decoder that copies an object's strings into one buffer do, are counted

@@ -5,6 +5,8 @@ import (
 	"unsafe"
 
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/syncer-gen/syncer-gen/runtime/internal/intern"
 )
 
 // Sizer estimates the heap bytes values of T hold.
@@ -203,7 +205,9 @@ func (w *walker) mapOfAny(m map[string]any) {
 	}
 	w.total += anyMapShape.bytes(len(m))
 	for k, v := range m {
-		w.str(k)
+		if !intern.Shared(k) { // a key many objects share, which the pool holds
+			w.str(k)
+		}
 		w.anyValue(v)
 	}
 }
@@ -214,7 +218,7 @@ func (w *walker) anyValue(v any) {
 	switch x := v.(type) {
 	case nil, bool: // bools are boxed in static memory
 	case string:
-		if x != "" {
+		if x != "" && !intern.Shared(x) { // an interned value is boxed once, by the pool
 			w.total += allocSize(unsafe.Sizeof(x), true)
 			w.str(x)
 		}

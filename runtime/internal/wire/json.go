@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	kjson "sigs.k8s.io/json"
@@ -39,11 +40,26 @@ type jsonObjectDecoder struct {
 	// then call it, and the decoders syncer-gen generates for projected
 	// types check the syntax themselves as they read.
 	ownJSON bool
+	partial bool // PartialObjectMetadata counts as the decoder's kind
+	// unstructured: elemType is unstructured.Unstructured, whose objects
+	// and lists decodeObject and decodeList decode (unstructured.go).
+	unstructured bool
 }
 
 func (d jsonObjectDecoder) Decode(data []byte, defaults *schema.GroupVersionKind, into kruntime.Object) (kruntime.Object, *schema.GroupVersionKind, error) {
+	if l, ok := into.(*unstructured.UnstructuredList); ok && d.unstructured && l.Object == nil && l.Items == nil {
+		if gvk, ok := decodeList(data, l); ok {
+			return l, gvk, nil
+		}
+	}
 	if into == nil && d.ownKind(data) {
 		obj := reflect.New(d.elemType).Interface()
+		if d.unstructured {
+			if m, ok := decodeObject(data); ok {
+				obj.(kruntime.Unstructured).SetUnstructuredContent(m)
+				return obj.(kruntime.Object), d.gvk, nil
+			}
+		}
 		// What the wrapped serializer calls for an object of a registered
 		// kind. On an error it is asked again, for its own error.
 		var err error
@@ -61,10 +77,17 @@ func (d jsonObjectDecoder) Decode(data []byte, defaults *schema.GroupVersionKind
 }
 
 // ownKind tells whether data is a JSON object whose apiVersion and kind
-// are, for encoding/json too, exactly the decoder's.
+// are, for encoding/json too, exactly the decoder's (or, for partial,
+// PartialObjectMetadata's).
 func (d jsonObjectDecoder) ownKind(data []byte) bool {
 	v, ok := members(data, [2]string{"apiVersion", "kind"})
-	return ok && plainString(v[0], d.apiVersion) && plainString(v[1], d.gvk.Kind)
+	if !ok {
+		return false
+	}
+	if plainString(v[0], d.apiVersion) && plainString(v[1], d.gvk.Kind) {
+		return true
+	}
+	return d.partial && plainString(v[0], partialAPIVersion) && plainString(v[1], partialKind)
 }
 
 // members returns the values of the members of the JSON object data named

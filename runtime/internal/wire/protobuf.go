@@ -29,6 +29,7 @@ type objectDecoder struct {
 	gvk        *schema.GroupVersionKind
 	apiVersion string
 	elemType   reflect.Type
+	partial    bool // PartialObjectMetadata counts as the decoder's kind
 }
 
 func (d objectDecoder) Decode(data []byte, defaults *schema.GroupVersionKind, into kruntime.Object) (kruntime.Object, *schema.GroupVersionKind, error) {
@@ -55,17 +56,21 @@ func (d objectDecoder) Decode(data []byte, defaults *schema.GroupVersionKind, in
 }
 
 // ownKind returns the object bytes of a runtime.Unknown envelope when it
-// holds a plain protobuf object of the decoder's kind.
+// holds a plain protobuf object of the decoder's kind (or, for partial, a
+// PartialObjectMetadata).
 func (d objectDecoder) ownKind(unknown []byte) ([]byte, bool) {
 	typeMeta, raw, enc, ok := unknownFields(unknown)
 	if !ok || enc {
 		return nil, false
 	}
 	apiVersion, kind, ok := typeMetaFields(typeMeta)
-	if !ok || string(kind) != d.gvk.Kind || string(apiVersion) != d.apiVersion {
+	switch {
+	case !ok:
 		return nil, false
+	case string(kind) == d.gvk.Kind && string(apiVersion) == d.apiVersion:
+		return raw, true
 	}
-	return raw, true
+	return raw, d.partial && string(kind) == partialKind && string(apiVersion) == partialAPIVersion
 }
 
 // watchEventDecoder decodes a metav1.WatchEvent frame without copying.

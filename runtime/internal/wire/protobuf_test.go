@@ -36,7 +36,7 @@ func protobufCodecs(t *testing.T) (fast, plain kruntime.SerializerInfo) {
 	return pick(NewDecoding(base, gv.WithKind("ConfigMap"), reflect.TypeFor[corev1.ConfigMap]())), pick(base)
 }
 
-func encode(t *testing.T, s kruntime.Encoder, obj kruntime.Object) []byte {
+func encode(t testing.TB, s kruntime.Encoder, obj kruntime.Object) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	if err := s.Encode(obj, &b); err != nil {

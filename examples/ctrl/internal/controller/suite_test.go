@@ -32,7 +32,6 @@ import (
 	"github.com/syncer-gen/syncer-gen/examples/ctrl/internal/controller"
 	twin "github.com/syncer-gen/syncer-gen/examples/ctrl/internal/twin/controller"
 	"github.com/syncer-gen/syncer-gen/internal/testbed"
-	"github.com/syncer-gen/syncer-gen/runtime"
 )
 
 func TestMain(m *testing.M) {
@@ -56,17 +55,18 @@ func TestSuiteOnTheCacheAndOnSyncers(t *testing.T) {
 	outcomes := map[string]outcome{}
 	for _, run := range []struct {
 		name  string
-		setup func(mgr ctrl.Manager, ns string) error
+		setup func(mgr ctrl.Manager, cacheOpts cache.Options) error
 	}{
-		{"cache", func(mgr ctrl.Manager, _ string) error {
+		{"cache", func(mgr ctrl.Manager, _ cache.Options) error {
 			return (&twin.WidgetReconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme()}).SetupWithManager(mgr)
 		}},
-		{"syncers", func(mgr ctrl.Manager, ns string) error {
-			c, err := ctrlsyncer.NewClient(mgr, ctrlsyncer.WithSyncerOptions(runtime.WithNamespace(ns)))
-			if err != nil {
+		{"syncers", func(mgr ctrl.Manager, cacheOpts cache.Options) error {
+			// The one line a Manager whose cache watches some namespaces
+			// adds beside ctrl.NewManager; the reconciler is made as above.
+			if _, err := ctrlsyncer.NewClient(mgr, ctrlsyncer.WithCacheOptions(cacheOpts)); err != nil {
 				return err
 			}
-			return (&controller.WidgetReconciler{Client: c, Scheme: mgr.GetScheme()}).SetupWithManager(mgr)
+			return (&controller.WidgetReconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme()}).SetupWithManager(mgr)
 		}},
 	} {
 		t.Run(run.name, func(t *testing.T) {
@@ -117,7 +117,7 @@ func scheme(t *testing.T) *kruntime.Scheme {
 // startSuite makes a namespace (testbed's Namespace) and starts a Manager
 // that watches it, with the controller setup puts on it, until the test
 // ends.
-func startSuite(t *testing.T, srv *testbed.Server, setup func(ctrl.Manager, string) error) *suite {
+func startSuite(t *testing.T, srv *testbed.Server, setup func(ctrl.Manager, cache.Options) error) *suite {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	t.Cleanup(cancel)
@@ -136,15 +136,16 @@ func startSuite(t *testing.T, srv *testbed.Server, setup func(ctrl.Manager, stri
 		}
 	}, funcr.Options{})
 	skip := true
+	cacheOpts := cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}}
 	mgr, err := ctrl.NewManager(srv.Config(), ctrl.Options{Scheme: scheme(t), Logger: logger,
 		Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
-		Cache:      cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
+		Cache:      cacheOpts,
 		Controller: config.Controller{SkipNameValidation: &skip}, // both runs name their controller "widget"
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := setup(mgr, ns); err != nil {
+	if err := setup(mgr, cacheOpts); err != nil {
 		t.Fatal(err)
 	}
 	runCtx, stop := context.WithCancel(ctx)

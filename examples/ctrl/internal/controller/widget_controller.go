@@ -104,8 +104,8 @@ func (r *WidgetReconciler) job(w *shopv1alpha1.Widget, name string) (*batchv1.Jo
 // SetupWithManager watches widgets and the Jobs they own.
 func (r *WidgetReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
-		WatchesRawSource(ctrlsyncer.For(r.Client, shopsyncers.WidgetSyncerIn)).
-		WatchesRawSource(ctrlsyncer.Owns(r.Client, batchsyncers.JobSyncerIn, &shopv1alpha1.Widget{})).
+		WatchesRawSource(ctrlsyncer.For(mgr, &r.Client, shopsyncers.WidgetSyncerIn)).
+		WatchesRawSource(ctrlsyncer.Owns(mgr, &r.Client, batchsyncers.JobSyncerIn, &shopv1alpha1.Widget{})).
 		Named("widget").
 		Complete(r)
 }

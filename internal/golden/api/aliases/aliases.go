@@ -43,3 +43,21 @@ type NodePod = corev1.Pod
 // +syncer-gen:keep=.status.notAfter
 // +syncer-gen:index(owner)=.spec.owner
 type GadgetSummary = thingsv1.Gadget
+
+// PodOwners is core/v1 Pod as a garbage collector reads it: its labels
+// and owners. A projection of metadata only, it asks the server for
+// PartialObjectMetadata.
+//
+// +syncer-gen
+// +syncer-gen:keep=.metadata.labels
+// +syncer-gen:keep=.metadata.ownerReferences
+// +syncer-gen:index(owner)=.metadata.ownerReferences[*].uid
+type PodOwners = corev1.Pod
+
+// GadgetMeta is a Gadget's labels and annotations: a projection of
+// metadata only of a custom resource, read from JSON.
+//
+// +syncer-gen
+// +syncer-gen:keep=.metadata.labels
+// +syncer-gen:keep=.metadata.annotations
+type GadgetMeta = thingsv1.Gadget

@@ -5,7 +5,7 @@ Copyright The syncer-gen Authors.
 */
 // syncer-gen input: github.com/syncer-gen/syncer-gen/examples/builtin/kinds
 
-// Package v1 has the syncers of API group core, version v1: ConfigMap, Node, NodePod, Pod.
+// Package v1 has the syncers of API group core, version v1: ConfigMap, ConfigMapMeta, Node, NodePod, Pod.
 //
 // Each syncer keeps a typed local copy of one resource in sync with an API server
 // and tells handlers what changed; New<Kind>Syncer makes one from a *rest.Config,

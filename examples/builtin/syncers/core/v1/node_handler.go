@@ -15,5 +15,7 @@ import (
 // OnUpdate, OnDelete, OnSync and OnError, one call at a time on a goroutine of its own; see runtime.Handler.
 type NodeHandler = runtime.Handler[*corev1.Node]
 
-// NodeHandlerFuncs adapts functions to NodeHandler; nil functions are skipped.
+// NodeHandlerFuncs adapts functions to NodeHandler; nil functions are skipped. InitialAddFunc,
+// when set, gets the objects of an initial list (a resync's, a warm start's) and AddFunc
+// the objects created while the syncer watches; see runtime.InitialAdder.
 type NodeHandlerFuncs = runtime.HandlerFuncs[*corev1.Node]

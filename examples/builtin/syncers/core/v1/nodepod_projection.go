@@ -65,6 +65,17 @@ func NodePodFrom(in *corev1.Pod) *NodePod {
 	return out
 }
 
+func projectNodePodList(out *NodePodList, in *corev1.PodList) {
+	out.TypeMeta = in.TypeMeta
+	out.ListMeta = in.ListMeta
+	if in.Items != nil {
+		out.Items = make([]NodePod, len(in.Items))
+		for i := range in.Items {
+			projectNodePod(&out.Items[i], &in.Items[i])
+		}
+	}
+}
+
 func projectNodePod(out *NodePod, in *corev1.Pod) {
 	projectNodePodTypeMeta(&out.TypeMeta, &in.TypeMeta)
 	projectNodePodObjectMeta(&out.ObjectMeta, &in.ObjectMeta)

@@ -32,3 +32,8 @@ func FuzzNodePodProtobuf(f *testing.F) {
 func FuzzNodePodJSON(f *testing.F) {
 	projectiontest.FuzzJSON(f, NodePodFrom)
 }
+
+// FuzzNodePodJSONList fuzzes NodePodList.UnmarshalJSON against sigs.k8s.io/json into a PodList.
+func FuzzNodePodJSONList(f *testing.F) {
+	projectiontest.FuzzJSONList(f, NodePodFrom, new(corev1.PodList), new(NodePodList))
+}

@@ -15,5 +15,7 @@ import (
 // OnUpdate, OnDelete, OnSync and OnError, one call at a time on a goroutine of its own; see runtime.Handler.
 type WidgetHandler = runtime.Handler[*shopv1alpha1.Widget]
 
-// WidgetHandlerFuncs adapts functions to WidgetHandler; nil functions are skipped.
+// WidgetHandlerFuncs adapts functions to WidgetHandler; nil functions are skipped. InitialAddFunc,
+// when set, gets the objects of an initial list (a resync's, a warm start's) and AddFunc
+// the objects created while the syncer watches; see runtime.InitialAdder.
 type WidgetHandlerFuncs = runtime.HandlerFuncs[*shopv1alpha1.Widget]

@@ -12,5 +12,7 @@ import "github.com/syncer-gen/syncer-gen/runtime"
 // OnUpdate, OnDelete, OnSync and OnError, one call at a time on a goroutine of its own; see runtime.Handler.
 type WidgetViewHandler = runtime.Handler[*WidgetView]
 
-// WidgetViewHandlerFuncs adapts functions to WidgetViewHandler; nil functions are skipped.
+// WidgetViewHandlerFuncs adapts functions to WidgetViewHandler; nil functions are skipped. InitialAddFunc,
+// when set, gets the objects of an initial list (a resync's, a warm start's) and AddFunc
+// the objects created while the syncer watches; see runtime.InitialAdder.
 type WidgetViewHandlerFuncs = runtime.HandlerFuncs[*WidgetView]

@@ -7,6 +7,7 @@ Copyright The syncer-gen Authors.
 package v1alpha1
 
 import (
+	shopv1alpha1 "github.com/syncer-gen/syncer-gen/examples/crd/api/shop/v1alpha1"
 	projection "github.com/syncer-gen/syncer-gen/projection"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	types "k8s.io/apimachinery/pkg/types"
@@ -32,6 +33,60 @@ func (m *WidgetView) UnmarshalJSON(b []byte) error {
 	}
 	*m = *full
 	return nil
+}
+
+// UnmarshalJSON reads a LIST page in JSON, each item into a new WidgetView as its
+// UnmarshalJSON does. A page it does not understand, a key twice included (where
+// sigs.k8s.io/json decodes the second "items" into the items the first made,
+// merging them), is decoded by sigs.k8s.io/json into a
+// github.com/syncer-gen/syncer-gen/examples/crd/api/shop/v1alpha1.WidgetList
+// and projected: the result, error included, is then that decoder's. The receiver
+// is expected empty.
+func (m *WidgetViewList) UnmarshalJSON(b []byte) error {
+	d := projection.NewJSONReader(b)
+	if d.Object() {
+		unmarshalJSONWidgetViewList(d, m)
+	}
+	if d.Close() == nil {
+		return nil
+	}
+	full, err := projection.FullJSON(b, func(in *shopv1alpha1.WidgetList) *WidgetViewList {
+		out := new(WidgetViewList)
+		projectWidgetViewList(out, in)
+		return out
+	})
+	if err != nil {
+		return err
+	}
+	*m = *full
+	return nil
+}
+
+func unmarshalJSONWidgetViewList(d *projection.JSONReader, m *WidgetViewList) {
+	for d.Member() {
+		switch string(d.Key()) {
+		case "kind":
+			m.TypeMeta.Kind = d.String()
+		case "apiVersion":
+			m.TypeMeta.APIVersion = d.String()
+		case "metadata":
+			d.Value(&m.ListMeta)
+		case "items":
+			if d.Null() {
+				m.Items = nil
+			} else if d.Array() {
+				m.Items = []WidgetView{}
+				for d.Element() {
+					m.Items = append(m.Items, WidgetView{})
+					if d.Object() {
+						unmarshalJSONWidgetView(d, &m.Items[len(m.Items)-1])
+					}
+				}
+			}
+		default:
+			d.Skip()
+		}
+	}
 }
 
 func unmarshalJSONWidgetView(d *projection.JSONReader, m *WidgetView) {

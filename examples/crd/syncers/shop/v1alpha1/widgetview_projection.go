@@ -54,6 +54,17 @@ func WidgetViewFrom(in *shopv1alpha1.Widget) *WidgetView {
 	return out
 }
 
+func projectWidgetViewList(out *WidgetViewList, in *shopv1alpha1.WidgetList) {
+	out.TypeMeta = in.TypeMeta
+	out.ListMeta = in.ListMeta
+	if in.Items != nil {
+		out.Items = make([]WidgetView, len(in.Items))
+		for i := range in.Items {
+			projectWidgetView(&out.Items[i], &in.Items[i])
+		}
+	}
+}
+
 func projectWidgetView(out *WidgetView, in *shopv1alpha1.Widget) {
 	projectWidgetViewTypeMeta(&out.TypeMeta, &in.TypeMeta)
 	projectWidgetViewObjectMeta(&out.ObjectMeta, &in.ObjectMeta)

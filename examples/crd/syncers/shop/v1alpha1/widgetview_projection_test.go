@@ -24,3 +24,8 @@ func TestWidgetViewDecoders(t *testing.T) {
 func FuzzWidgetViewJSON(f *testing.F) {
 	projectiontest.FuzzJSON(f, WidgetViewFrom)
 }
+
+// FuzzWidgetViewJSONList fuzzes WidgetViewList.UnmarshalJSON against sigs.k8s.io/json into a WidgetList.
+func FuzzWidgetViewJSONList(f *testing.F) {
+	projectiontest.FuzzJSONList(f, WidgetViewFrom, new(shopv1alpha1.WidgetList), new(WidgetViewList))
+}

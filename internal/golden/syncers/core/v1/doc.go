@@ -5,7 +5,7 @@ Copyright The syncer-gen Authors.
 */
 // syncer-gen input: github.com/syncer-gen/syncer-gen/internal/golden/api/aliases
 
-// Package v1 has the syncers of API group core, version v1: ConfigMap, NodePod.
+// Package v1 has the syncers of API group core, version v1: ConfigMap, NodePod, PodOwners.
 //
 // Each syncer keeps a typed local copy of one resource in sync with an API server
 // and tells handlers what changed; New<Kind>Syncer makes one from a *rest.Config,

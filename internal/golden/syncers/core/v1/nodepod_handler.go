@@ -12,5 +12,7 @@ import "github.com/syncer-gen/syncer-gen/runtime"
 // OnUpdate, OnDelete, OnSync and OnError, one call at a time on a goroutine of its own; see runtime.Handler.
 type NodePodHandler = runtime.Handler[*NodePod]
 
-// NodePodHandlerFuncs adapts functions to NodePodHandler; nil functions are skipped.
+// NodePodHandlerFuncs adapts functions to NodePodHandler; nil functions are skipped. InitialAddFunc,
+// when set, gets the objects of an initial list (a resync's, a warm start's) and AddFunc
+// the objects created while the syncer watches; see runtime.InitialAdder.
 type NodePodHandlerFuncs = runtime.HandlerFuncs[*NodePod]

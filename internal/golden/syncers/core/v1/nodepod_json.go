@@ -35,6 +35,60 @@ func (m *NodePod) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// UnmarshalJSON reads a LIST page in JSON, each item into a new NodePod as its
+// UnmarshalJSON does. A page it does not understand, a key twice included (where
+// sigs.k8s.io/json decodes the second "items" into the items the first made,
+// merging them), is decoded by sigs.k8s.io/json into a
+// k8s.io/api/core/v1.PodList
+// and projected: the result, error included, is then that decoder's. The receiver
+// is expected empty.
+func (m *NodePodList) UnmarshalJSON(b []byte) error {
+	d := projection.NewJSONReader(b)
+	if d.Object() {
+		unmarshalJSONNodePodList(d, m)
+	}
+	if d.Close() == nil {
+		return nil
+	}
+	full, err := projection.FullJSON(b, func(in *corev1.PodList) *NodePodList {
+		out := new(NodePodList)
+		projectNodePodList(out, in)
+		return out
+	})
+	if err != nil {
+		return err
+	}
+	*m = *full
+	return nil
+}
+
+func unmarshalJSONNodePodList(d *projection.JSONReader, m *NodePodList) {
+	for d.Member() {
+		switch string(d.Key()) {
+		case "kind":
+			m.TypeMeta.Kind = d.String()
+		case "apiVersion":
+			m.TypeMeta.APIVersion = d.String()
+		case "metadata":
+			d.Value(&m.ListMeta)
+		case "items":
+			if d.Null() {
+				m.Items = nil
+			} else if d.Array() {
+				m.Items = []NodePod{}
+				for d.Element() {
+					m.Items = append(m.Items, NodePod{})
+					if d.Object() {
+						unmarshalJSONNodePod(d, &m.Items[len(m.Items)-1])
+					}
+				}
+			}
+		default:
+			d.Skip()
+		}
+	}
+}
+
 func unmarshalJSONNodePod(d *projection.JSONReader, m *NodePod) {
 	for d.Member() {
 		switch string(d.Key()) {

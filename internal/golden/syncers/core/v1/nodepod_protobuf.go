@@ -68,16 +68,10 @@ func (m *NodePodList) Unmarshal(b []byte) error {
 	if err := full.Unmarshal(b); err != nil {
 		return err
 	}
-	*m = NodePodList{
-		ListMeta: full.ListMeta,
-		TypeMeta: m.TypeMeta,
-	}
-	if full.Items != nil {
-		m.Items = make([]NodePod, len(full.Items))
-		for i := range full.Items {
-			projectNodePod(&m.Items[i], &full.Items[i])
-		}
-	}
+	// Protobuf does not carry TypeMeta: the receiver's stays.
+	full.TypeMeta = m.TypeMeta
+	*m = NodePodList{}
+	projectNodePodList(m, &full)
 	return nil
 }
 

@@ -15,5 +15,7 @@ import (
 // OnUpdate, OnDelete, OnSync and OnError, one call at a time on a goroutine of its own; see runtime.Handler.
 type CrateHandler = runtime.Handler[*fleetv1beta1.Crate]
 
-// CrateHandlerFuncs adapts functions to CrateHandler; nil functions are skipped.
+// CrateHandlerFuncs adapts functions to CrateHandler; nil functions are skipped. InitialAddFunc,
+// when set, gets the objects of an initial list (a resync's, a warm start's) and AddFunc
+// the objects created while the syncer watches; see runtime.InitialAdder.
 type CrateHandlerFuncs = runtime.HandlerFuncs[*fleetv1beta1.Crate]

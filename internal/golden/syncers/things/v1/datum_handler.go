@@ -15,5 +15,7 @@ import (
 // OnUpdate, OnDelete, OnSync and OnError, one call at a time on a goroutine of its own; see runtime.Handler.
 type DatumHandler = runtime.Handler[*thingsv1.Datum]
 
-// DatumHandlerFuncs adapts functions to DatumHandler; nil functions are skipped.
+// DatumHandlerFuncs adapts functions to DatumHandler; nil functions are skipped. InitialAddFunc,
+// when set, gets the objects of an initial list (a resync's, a warm start's) and AddFunc
+// the objects created while the syncer watches; see runtime.InitialAdder.
 type DatumHandlerFuncs = runtime.HandlerFuncs[*thingsv1.Datum]

@@ -8,7 +8,7 @@ syncer-gen input: github.com/syncer-gen/syncer-gen/internal/golden/api/aliases
 syncer-gen input: github.com/syncer-gen/syncer-gen/internal/golden/api/things/v1
 */
 
-// Package v1 has the syncers of API group things.golden.example.com, version v1: Datum, Gadget, GadgetSummary.
+// Package v1 has the syncers of API group things.golden.example.com, version v1: Datum, Gadget, GadgetMeta, GadgetSummary.
 //
 // Each syncer keeps a typed local copy of one resource in sync with an API server
 // and tells handlers what changed; New<Kind>Syncer makes one from a *rest.Config,

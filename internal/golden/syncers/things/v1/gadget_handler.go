@@ -15,5 +15,7 @@ import (
 // OnUpdate, OnDelete, OnSync and OnError, one call at a time on a goroutine of its own; see runtime.Handler.
 type GadgetHandler = runtime.Handler[*thingsv1.Gadget]
 
-// GadgetHandlerFuncs adapts functions to GadgetHandler; nil functions are skipped.
+// GadgetHandlerFuncs adapts functions to GadgetHandler; nil functions are skipped. InitialAddFunc,
+// when set, gets the objects of an initial list (a resync's, a warm start's) and AddFunc
+// the objects created while the syncer watches; see runtime.InitialAdder.
 type GadgetHandlerFuncs = runtime.HandlerFuncs[*thingsv1.Gadget]

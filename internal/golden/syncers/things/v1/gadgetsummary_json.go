@@ -35,6 +35,60 @@ func (m *GadgetSummary) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// UnmarshalJSON reads a LIST page in JSON, each item into a new GadgetSummary as its
+// UnmarshalJSON does. A page it does not understand, a key twice included (where
+// sigs.k8s.io/json decodes the second "items" into the items the first made,
+// merging them), is decoded by sigs.k8s.io/json into a
+// github.com/syncer-gen/syncer-gen/internal/golden/api/things/v1.GadgetList
+// and projected: the result, error included, is then that decoder's. The receiver
+// is expected empty.
+func (m *GadgetSummaryList) UnmarshalJSON(b []byte) error {
+	d := projection.NewJSONReader(b)
+	if d.Object() {
+		unmarshalJSONGadgetSummaryList(d, m)
+	}
+	if d.Close() == nil {
+		return nil
+	}
+	full, err := projection.FullJSON(b, func(in *thingsv1.GadgetList) *GadgetSummaryList {
+		out := new(GadgetSummaryList)
+		projectGadgetSummaryList(out, in)
+		return out
+	})
+	if err != nil {
+		return err
+	}
+	*m = *full
+	return nil
+}
+
+func unmarshalJSONGadgetSummaryList(d *projection.JSONReader, m *GadgetSummaryList) {
+	for d.Member() {
+		switch string(d.Key()) {
+		case "kind":
+			m.TypeMeta.Kind = d.String()
+		case "apiVersion":
+			m.TypeMeta.APIVersion = d.String()
+		case "metadata":
+			d.Value(&m.ListMeta)
+		case "items":
+			if d.Null() {
+				m.Items = nil
+			} else if d.Array() {
+				m.Items = []GadgetSummary{}
+				for d.Element() {
+					m.Items = append(m.Items, GadgetSummary{})
+					if d.Object() {
+						unmarshalJSONGadgetSummary(d, &m.Items[len(m.Items)-1])
+					}
+				}
+			}
+		default:
+			d.Skip()
+		}
+	}
+}
+
 func unmarshalJSONGadgetSummary(d *projection.JSONReader, m *GadgetSummary) {
 	for d.Member() {
 		switch string(d.Key()) {

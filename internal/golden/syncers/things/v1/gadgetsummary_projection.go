@@ -65,6 +65,17 @@ func GadgetSummaryFrom(in *thingsv1.Gadget) *GadgetSummary {
 	return out
 }
 
+func projectGadgetSummaryList(out *GadgetSummaryList, in *thingsv1.GadgetList) {
+	out.TypeMeta = in.TypeMeta
+	out.ListMeta = in.ListMeta
+	if in.Items != nil {
+		out.Items = make([]GadgetSummary, len(in.Items))
+		for i := range in.Items {
+			projectGadgetSummary(&out.Items[i], &in.Items[i])
+		}
+	}
+}
+
 func projectGadgetSummary(out *GadgetSummary, in *thingsv1.Gadget) {
 	projectGadgetSummaryTypeMeta(&out.TypeMeta, &in.TypeMeta)
 	projectGadgetSummaryObjectMeta(&out.ObjectMeta, &in.ObjectMeta)

@@ -24,3 +24,8 @@ func TestGadgetSummaryDecoders(t *testing.T) {
 func FuzzGadgetSummaryJSON(f *testing.F) {
 	projectiontest.FuzzJSON(f, GadgetSummaryFrom)
 }
+
+// FuzzGadgetSummaryJSONList fuzzes GadgetSummaryList.UnmarshalJSON against sigs.k8s.io/json into a GadgetList.
+func FuzzGadgetSummaryJSONList(f *testing.F) {
+	projectiontest.FuzzJSONList(f, GadgetSummaryFrom, new(thingsv1.GadgetList), new(GadgetSummaryList))
+}

@@ -1,0 +1,51 @@
+// Command dynamic is the bench's contenders of package dynamicsyncer (see
+// bench/doc.go): ours-metadata, a metadata syncer (dynamicsyncer.NewMetadata,
+// *metav1.PartialObjectMetadata), and ours-unstructured, an unstructured
+// syncer (dynamicsyncer.NewUnstructured, *unstructured.Unstructured), of a
+// resource the program names at run time, with default options. It links
+// the runtime and dynamicsyncer, as a program choosing its resources at run
+// time does, and none of the generated packages, client-go's informers or
+// controller-runtime. The parent runs it as bench/internal/child says.
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/syncer-gen/syncer-gen/bench/internal/child"
+	"github.com/syncer-gen/syncer-gen/bench/internal/oursrun"
+	"github.com/syncer-gen/syncer-gen/dynamicsyncer"
+	"github.com/syncer-gen/syncer-gen/runtime"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/rest"
+)
+
+func main() { child.Main(run) }
+
+// kinds are the built-in resources the program syncs: a program that knows
+// a resource's name, kind and scope writes its runtime.Resource, as these,
+// where one that does not asks a resolve.Resolver (package dynamicsyncer/resolve) (discovery).
+var kinds = map[string]runtime.Resource{
+	child.ConfigMaps: {Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true},
+	child.Secrets:    {Version: "v1", Resource: "secrets", Kind: "Secret", Namespaced: true},
+	child.Pods:       {Version: "v1", Resource: "pods", Kind: "Pod", Namespaced: true},
+}
+
+func run(ctx context.Context, contender, resource string, e *child.Env) (child.Outcome, error) {
+	res, ok := kinds[resource]
+	if !ok {
+		return child.Outcome{}, fmt.Errorf("no syncer of %s", resource)
+	}
+	switch contender {
+	case child.OursMetadata:
+		return oursrun.Run(ctx, e, func(cfg *rest.Config, opts ...runtime.Option) (*runtime.Syncer[*metav1.PartialObjectMetadata], error) {
+			return dynamicsyncer.NewMetadata(cfg, res, opts...)
+		})
+	case child.OursUnstructured:
+		return oursrun.Run(ctx, e, func(cfg *rest.Config, opts ...runtime.Option) (*runtime.Syncer[*unstructured.Unstructured], error) {
+			return dynamicsyncer.NewUnstructured(cfg, res, opts...)
+		})
+	}
+	return child.Outcome{}, fmt.Errorf("unknown contender %q", contender)
+}

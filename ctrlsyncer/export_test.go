@@ -1,0 +1,4 @@
+package ctrlsyncer
+
+// ManagerReadsItsWrites is managerReadsItsWrites, for the tests.
+var ManagerReadsItsWrites = managerReadsItsWrites

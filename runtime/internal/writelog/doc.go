@@ -1,0 +1,22 @@
+// Package writelog remembers a program's own writes until the store it
+// reads from has seen them, so that a read can wait for exactly the writes
+// that can change its answer.
+//
+// What it promises:
+//
+//   - A write is in flight from Begin until its end function is called
+//     (the server answered, or the request failed); Flights returns the
+//     writes in flight when it is called, and a write begun after it is
+//     never among them.
+//   - A write answered is Recorded with whatever the caller needs to tell
+//     whether its store has seen it; it stays Pending until a Prune whose
+//     test says it was seen.
+//   - Pending and Prune visit the writes of one key in the order they were
+//     recorded; the log holds no lock while it calls them.
+//   - The log costs memory in proportion to the writes not yet seen (and
+//     those seen since the last prune), never to the writes ever made:
+//     Record prunes by itself when the log has doubled since it last did.
+//
+// It knows nothing of objects, resourceVersions or syncers: the runtime
+// package decides what a write is and when a store has seen it.
+package writelog

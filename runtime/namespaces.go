@@ -1,0 +1,341 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"k8s.io/client-go/rest"
+)
+
+// A Syncer over several namespaces (WithNamespaces) keeps one store, one
+// set of indexes and one set of handlers, and syncs each namespace with a
+// sync loop of its own: its own requests (namespace-scoped, as RBAC
+// limited to namespaces needs), resourceVersion, mode, retries, warm
+// start and resync epoch (a part of the cache, parts.go), so that a relist
+// of one namespace sweeps only that namespace's objects. Each loop is a
+// Syncer of one namespace sharing the parent's cache (a lane): the sync
+// loop's code is the same as a Syncer of one namespace runs.
+//
+// Handlers get OnResyncStarted when a namespace begins a resync while no
+// other is in one, and OnSync once no namespace is in one and every
+// namespace has synced: HasSynced and WaitForSync wait for every namespace.
+// With WithSnapshot, each namespace has a snapshot file of its own (the
+// path, a dot and the namespace), with its own resourceVersion, and
+// starts warm from it.
+
+// WithNamespaces makes the Syncer of a namespaced resource cover the
+// namespaces given, each synced by requests of that namespace: for a
+// program whose RBAC grants some namespaces only, as controller-runtime's
+// cache.Options.DefaultNamespaces. SetNamespaces changes the set at any
+// time. With no namespace given, the Syncer covers none and does not sync
+// until SetNamespaces gives its first set: for a set chosen at run time
+// (package nsselect chooses it by a label selector on Namespaces). For a
+// cluster-scoped resource it is ignored, as WithNamespace is.
+func WithNamespaces(namespaces ...string) Option {
+	return func(c *config) {
+		c.namespaces = append(c.namespaces[:0:0], namespaces...)
+		c.namespacesSet = true
+	}
+}
+
+// validateNamespaces reports a WithNamespaces that cannot work.
+func (c *config) validateNamespaces() []error {
+	if !c.namespacesSet {
+		return nil
+	}
+	var errs []error
+	if c.namespace != "" {
+		errs = append(errs, fmt.Errorf("WithNamespace(%q) and WithNamespaces: give one", c.namespace))
+	}
+	if err := checkNamespaces(c.namespaces); err != nil {
+		errs = append(errs, fmt.Errorf("WithNamespaces: %w", err))
+	}
+	return errs
+}
+
+func checkNamespaces(namespaces []string) error {
+	for _, ns := range namespaces {
+		if ns == "" {
+			return errors.New(`namespace "" (every namespace is the Syncer without WithNamespaces)`)
+		}
+	}
+	return nil
+}
+
+// lanes are the sync loops of a Syncer over several namespaces.
+type lanes[T Object] struct {
+	restCfg *rest.Config
+	mu      sync.Mutex // serialises changes of the set
+	byNS    map[string]*lane[T]
+	ctx     context.Context // Run's, once it began
+	stopped bool            // Run returned: no lane starts
+	running sync.WaitGroup
+}
+
+// lane is the sync loop of one namespace.
+type lane[T Object] struct {
+	s      *Syncer[T]
+	cancel context.CancelFunc
+	done   chan struct{}
+	err    error
+}
+
+// makeLanes makes the lanes of the namespaces WithNamespaces gave. They
+// share one HTTP client, so one connection, unless WithHTTPClient gave one.
+func (s *Syncer[T]) makeLanes(restCfg *rest.Config) error {
+	if s.cfg.httpClient == nil {
+		hc, err := rest.HTTPClientFor(restCfg)
+		if err != nil {
+			return err
+		}
+		s.cfg.httpClient = hc
+	}
+	s.lanes = &lanes[T]{restCfg: restCfg, byNS: map[string]*lane[T]{}}
+	s.cache.parts = map[string]*part{}
+	s.cache.waiting = len(s.cfg.namespaces) == 0
+	for _, ns := range s.cfg.namespaces {
+		if _, ok := s.lanes.byNS[ns]; ok {
+			continue
+		}
+		if err := s.addLane(ns); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addLane makes the lane of ns, and starts it if Run is under way.
+// s.lanes.mu is held, or the Syncer not yet shared.
+func (s *Syncer[T]) addLane(ns string) error {
+	l := &Syncer[T]{cfg: s.cfg, res: s.res, cache: s.cache, due: ReasonInitial, parent: s}
+	l.cfg.namespace, l.cfg.namespaces, l.cfg.namespacesSet = ns, nil, false
+	l.cfg.logger = s.cfg.logger.WithValues("namespace", ns)
+	if s.cfg.snapshotPath != "" {
+		l.cfg.snapshotPath = laneSnapshot(s.cfg.snapshotPath, ns)
+	}
+	src, err := newSource[T](s.lanes.restCfg, s.res, &l.cfg)
+	if err != nil {
+		return err
+	}
+	l.src, src.report = src, l.report
+	l.part = s.cache.addPart(ns)
+	ln := &lane[T]{s: l}
+	s.lanes.byNS[ns] = ln
+	if s.lanes.ctx != nil {
+		s.lanes.start(ln)
+	}
+	return nil
+}
+
+// laneSnapshot is the snapshot file of namespace ns of a Syncer whose
+// WithSnapshot gave path.
+func laneSnapshot(path, ns string) string { return path + "." + ns }
+
+// start runs l's sync loop. ls.mu is held.
+func (ls *lanes[T]) start(l *lane[T]) {
+	ctx, cancel := context.WithCancel(ls.ctx)
+	l.cancel, l.done = cancel, make(chan struct{})
+	ls.running.Go(func() {
+		defer close(l.done)
+		l.err = l.s.loop(ctx)
+	})
+}
+
+// runLanes runs every lane, and those added later, until ctx is done.
+func (s *Syncer[T]) runLanes(ctx context.Context) error {
+	ls := s.lanes
+	ls.mu.Lock()
+	ls.ctx = ctx
+	for _, l := range ls.byNS {
+		ls.start(l)
+	}
+	ls.mu.Unlock()
+	<-ctx.Done()
+	ls.mu.Lock()
+	ls.stopped = true
+	ls.mu.Unlock()
+	ls.running.Wait()
+	var errs []error
+	for _, l := range ls.byNS {
+		errs = append(errs, l.err)
+	}
+	return errors.Join(errs...)
+}
+
+// SetNamespaces makes a Syncer made with WithNamespaces cover the
+// namespaces given, at any time, before Run too. A namespace added is
+// synced by a loop of its own: handlers get OnResyncStarted (unless a
+// resync is under way), OnAdd for its objects, then OnSync once no
+// namespace is in a resync; HasSynced stays true meanwhile, and Covers
+// tells whether that namespace has synced. A namespace removed has its
+// loop stopped (SetNamespaces waits for it) and its objects taken out of
+// the store, each told to handlers as OnDelete(obj, DeletionInferred); its
+// snapshot file, with WithSnapshot, is deleted. For a cluster-scoped
+// resource it does nothing. It fails for a Syncer made without
+// WithNamespaces, after Run returned, or with "" among the namespaces.
+func (s *Syncer[T]) SetNamespaces(namespaces ...string) error {
+	if !s.res.Namespaced {
+		return nil
+	}
+	if s.lanes == nil {
+		return fmt.Errorf("runtime: SetNamespaces on the Syncer of %s, made without WithNamespaces", s.res)
+	}
+	if err := checkNamespaces(namespaces); err != nil {
+		return fmt.Errorf("runtime: SetNamespaces: %w", err)
+	}
+	ls := s.lanes
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	if ls.stopped || s.closing.isClosed() {
+		return fmt.Errorf("runtime: SetNamespaces on the Syncer of %s, which has stopped", s.res)
+	}
+	want := map[string]bool{}
+	for _, ns := range namespaces {
+		want[ns] = true
+	}
+	for ns := range want {
+		if _, ok := ls.byNS[ns]; !ok {
+			if err := s.addLane(ns); err != nil {
+				return err
+			}
+		}
+	}
+	for ns, l := range ls.byNS {
+		if !want[ns] {
+			delete(ls.byNS, ns)
+			s.dropLane(ns, l)
+		}
+	}
+	s.cache.known()
+	return nil
+}
+
+// dropLane stops l, the lane of ns, and takes its objects out of the
+// store. s.lanes.mu is held.
+func (s *Syncer[T]) dropLane(ns string, l *lane[T]) {
+	if l.cancel != nil {
+		l.cancel()
+		<-l.done
+	}
+	s.cache.removePart(ns)
+	if p := l.s.cfg.snapshotPath; p != "" {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			s.cfg.logger.Error(err, "removing the snapshot of a namespace no longer covered", "resource", s.res.String(), "namespace", ns, "path", p)
+		}
+	}
+}
+
+// Namespaces returns the namespaces a Syncer made with WithNamespaces
+// covers now, sorted; nil for any other Syncer (of one namespace, or all).
+func (s *Syncer[T]) Namespaces() []string {
+	if s.lanes == nil {
+		return nil
+	}
+	s.lanes.mu.Lock()
+	defer s.lanes.mu.Unlock()
+	out := make([]string, 0, len(s.lanes.byNS))
+	for ns := range s.lanes.byNS {
+		out = append(out, ns)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Covers tells whether the Syncer keeps the objects of namespace ns, and
+// whether those have synced: a reader answers for a namespace outside the
+// Syncer with an error, as controller-runtime's cache does for a namespace
+// outside its own, not with an empty answer. ns "" asks for every
+// namespace the Syncer covers. A cluster-scoped resource's Syncer covers
+// every ns; one waiting for its first set of namespaces (WithNamespaces
+// with none) may cover any, and has not synced it.
+func (s *Syncer[T]) Covers(ns string) (covered, synced bool) {
+	switch {
+	case !s.res.Namespaced:
+		return true, s.HasSynced()
+	case s.lanes == nil:
+		return ns == "" || s.cfg.namespace == "" || ns == s.cfg.namespace, s.HasSynced()
+	}
+	return s.cache.partSynced(ns)
+}
+
+// mode is the mode of the namespace that synced last.
+func (ls *lanes[T]) mode() Mode {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	var last int64
+	m := ModeUnknown
+	for _, l := range ls.byNS {
+		if t := l.s.progress.finished.Load(); t > last {
+			last, m = t, Mode(l.s.mode.Load())
+		}
+	}
+	return m
+}
+
+// progress sums the namespaces' progress: the objects received and
+// estimated (no estimate if one namespace has none), from the first start
+// to the last finish (none while a namespace is under way).
+func (ls *lanes[T]) progress() Progress {
+	ls.mu.Lock()
+	lanes := make([]*Syncer[T], 0, len(ls.byNS))
+	for _, l := range ls.byNS {
+		lanes = append(lanes, l.s)
+	}
+	ls.mu.Unlock()
+	p := Progress{Mode: ls.mode()}
+	finished := true
+	for _, l := range lanes {
+		lp := l.Progress()
+		p.Received += lp.Received
+		if lp.Estimate < 0 || p.Estimate < 0 {
+			p.Estimate = -1
+		} else {
+			p.Estimate += lp.Estimate
+		}
+		if !lp.Started.IsZero() && (p.Started.IsZero() || lp.Started.Before(p.Started)) {
+			p.Started = lp.Started
+		}
+		if lp.Finished.IsZero() {
+			finished = false
+		} else if lp.Finished.After(p.Finished) {
+			p.Finished = lp.Finished
+		}
+	}
+	if !finished || len(lanes) == 0 {
+		p.Finished = time.Time{}
+	}
+	if p.Started.IsZero() {
+		p.Estimate = -1
+	}
+	return p
+}
+
+// release drops the lanes, and their loops' state, once Run returned.
+func (ls *lanes[T]) release() {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	ls.byNS = map[string]*lane[T]{}
+	ls.stopped = true
+}
+
+// NamespacesOf tells which namespaces opts limit a Syncer to: those of
+// WithNamespace or WithNamespaces, limited true; limited false for every
+// namespace.
+func NamespacesOf(opts ...Option) (namespaces []string, limited bool) {
+	c := defaultConfig()
+	for _, o := range opts {
+		o(&c)
+	}
+	switch {
+	case c.namespacesSet:
+		return slices.Clone(c.namespaces), true
+	case c.namespace != "":
+		return []string{c.namespace}, true
+	}
+	return nil, false
+}
