@@ -120,8 +120,10 @@ func TestClientCarriesTheCachesNamespaces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := cms.Namespaces(); !slices.Equal(got, []string{a, b}) {
-		t.Errorf("the ConfigMaps' syncer covers %v, want the DefaultNamespaces %v", got, []string{a, b})
+	ab := []string{a, b} // sorted, as Namespaces and List give them
+	slices.Sort(ab)
+	if got := cms.Namespaces(); !slices.Equal(got, ab) {
+		t.Errorf("the ConfigMaps' syncer covers %v, want the DefaultNamespaces %v", got, ab)
 	}
 	if got := widgets.Namespaces(); !slices.Equal(got, []string{c}) {
 		t.Errorf("the widgets' syncer covers %v, want ByObject's %v", got, []string{c})
@@ -134,7 +136,7 @@ func TestClientCarriesTheCachesNamespaces(t *testing.T) {
 	defer cancel()
 
 	var cml corev1.ConfigMapList
-	if err := started(ctx, func() error { return cl.List(ctx, &cml) }); err != nil || namespacesOf(cml.Items) != fmt.Sprint([]string{a, b}) {
+	if err := started(ctx, func() error { return cl.List(ctx, &cml) }); err != nil || namespacesOf(cml.Items) != fmt.Sprint(ab) {
 		t.Errorf("List of ConfigMaps: %v, of %s; want a's and b's", err, namespacesOf(cml.Items))
 	}
 	var wl shopv1alpha1.WidgetList
