@@ -273,18 +273,7 @@ func TestProjectedPodSyncerRestartsWarm(t *testing.T) {
 	if gets.Load() == 0 {
 		t.Error("the warm start fetched no pod: the restart left it nothing to fetch")
 	}
-	unchanged := 0
-	for k, p := range saved {
-		if got, ok := second.Store().Get(k.Namespace, k.Name); ok && got.ResourceVersion == p.ResourceVersion {
-			unchanged++
-			if !reflect.DeepEqual(got, p) {
-				t.Errorf("%s came back from the snapshot as\n%+v\nnot\n%+v", k, got, p)
-			}
-		}
-	}
-	if unchanged == 0 || unchanged == len(saved) {
-		t.Errorf("%d of %d pods unchanged: the test changed none, or all", unchanged, len(saved))
-	}
+	cameBackFromTheSnapshot(t, saved, second.Syncer.Store())
 	full, err := runtime.New[*corev1.Pod](srv.Config(), podsResource, runtime.WithNamespace(ns))
 	if err != nil {
 		t.Fatal(err)
@@ -456,4 +445,24 @@ func TestProjectedGadgetSyncer(t *testing.T) {
 		}
 	}
 	converge(t, versions, full.Syncer.Store(), again.Syncer.Store(), from)
+}
+
+// cameBackFromTheSnapshot checks that the objects a warm start kept from
+// its snapshot (those still at the version saved) are equal to what was
+// saved, and that the writes while the syncer was down changed some of
+// them but not all.
+func cameBackFromTheSnapshot[T runtime.Object](t *testing.T, saved map[runtime.Key]T, store *runtime.Store[T]) {
+	t.Helper()
+	unchanged := 0
+	for k, p := range saved {
+		if got, ok := store.Get(k.Namespace, k.Name); ok && got.GetResourceVersion() == p.GetResourceVersion() {
+			unchanged++
+			if !reflect.DeepEqual(got, p) {
+				t.Errorf("%s came back from the snapshot as\n%+v\nnot\n%+v", k, got, p)
+			}
+		}
+	}
+	if unchanged == 0 || unchanged == len(saved) {
+		t.Errorf("%d of %d objects unchanged: the test changed none, or all", unchanged, len(saved))
+	}
 }
