@@ -126,6 +126,11 @@ func (s *Server) startEtcd() error {
 		"--initial-advertise-peer-urls="+peerURL,
 		"--initial-cluster=testbed="+peerURL,
 		"--unsafe-no-fsync",
+		// etcd's own default quota is 2 GiB; one make bench writes more
+		// than that over its parts (history included) and failed with
+		// "mvcc: database space exceeded". 8 GiB is etcd's suggested
+		// maximum; the file grows only as far as it is used.
+		"--quota-backend-bytes=8589934592",
 		"--log-level=warn",
 	)
 	if err != nil {
