@@ -91,6 +91,13 @@ func benchMain(args []string) error {
 		}
 	}
 	var out outcome
+	// failed reports the parts that finished before part failed, so that
+	// an hour's run is not lost to its last part, and names the part.
+	failed := func(part string, err error) error {
+		out.pods = o.n
+		report(os.Stdout, setup, out)
+		return fmt.Errorf("part %s: %w (the parts before it are reported above)", part, err)
+	}
 	if o.runs(partContenders) {
 		var cs []driver.Contender
 		for _, name := range o.contenders {
@@ -98,45 +105,45 @@ func benchMain(args []string) error {
 			cs = append(cs, c)
 		}
 		if out.main, err = b.runRounds(ctx, "", cs); err != nil {
-			return err
+			return failed(partContenders, err)
 		}
 		out.names = o.contenders
 	}
 	if o.runs(partServerCost) {
 		if out.server, err = b.serverCostRounds(ctx); err != nil {
-			return err
+			return failed(partServerCost, err)
 		}
 		out.clients = o.clients
 	}
 	if o.runs(partCRD) {
 		if out.crd, err = b.crdRounds(ctx); err != nil {
-			return err
+			return failed(partCRD, err)
 		}
 	}
 	if o.runs(partWarm) {
 		if out.warm, err = b.warmRounds(ctx); err != nil {
-			return err
+			return failed(partWarm, err)
 		}
 	}
 	if o.runs(partShard) {
 		if out.shards, err = b.shardRounds(ctx); err != nil {
-			return err
+			return failed(partShard, err)
 		}
 	}
 	if o.runs(partWave) || o.runs(partRestart) {
 		if err := b.populatePods(ctx); err != nil {
-			return err
+			return failed(partWave+" and "+partRestart+" (their pods)", err)
 		}
 		out.agents = o.agents
 	}
 	if o.runs(partWave) {
 		if out.waves, err = b.waveRounds(ctx); err != nil {
-			return err
+			return failed(partWave, err)
 		}
 	}
 	if o.runs(partRestart) {
 		if out.restarts, err = b.restartRounds(ctx); err != nil {
-			return err
+			return failed(partRestart, err)
 		}
 	}
 	if o.runs(partFleet) {
@@ -144,22 +151,22 @@ func benchMain(args []string) error {
 			return fmt.Errorf("the fleet part syncs configmaps, not %s", o.resource)
 		}
 		if out.fleet, err = b.fleetRounds(ctx); err != nil {
-			return err
+			return failed(partFleet, err)
 		}
 	}
 	if o.runs(partProjection) {
 		if out.projection, err = b.projectionRounds(ctx); err != nil {
-			return err
+			return failed(partProjection, err)
 		}
 	}
 	if o.runs(partMetadata) {
 		if out.metadata, err = b.metadataRounds(ctx); err != nil {
-			return err
+			return failed(partMetadata, err)
 		}
 	}
 	if o.runs(partConsistency) {
 		if out.consistency, err = b.consistencyRounds(ctx); err != nil {
-			return err
+			return failed(partConsistency, err)
 		}
 	}
 	out.pods = o.n
