@@ -47,11 +47,14 @@ func (s *Syncer[T]) WaitForObject(ctx context.Context, k Key, rv string) error {
 
 // WaitForDeletion blocks until the store no longer holds the object of k
 // whose UID is uid: it is gone, another object (another UID) holds its
-// name, or it is marked for deletion (finalizers keep it on the server,
-// with its deletionTimestamp set, until they are done). ctx bounds the
-// wait.
+// name, or it is marked for deletion and kept there for now (finalizers,
+// or a grace period: the server keeps it, with its deletionTimestamp set,
+// until they are done). A mark without either (a Pod with no node is
+// marked, then deleted) is waited past, until the object is gone. ctx
+// bounds the wait. A Writes' deletion waits also until the store has seen
+// the object come (Writes.Deleted).
 func (s *Syncer[T]) WaitForDeletion(ctx context.Context, k Key, uid types.UID) error {
-	return s.await(ctx, WaitOpDeletion, nil, func() (bool, error) { return s.cache.deleted(k, uid), nil },
+	return s.await(ctx, WaitOpDeletion, nil, func() (bool, error) { return s.cache.deletionSeen(k, uid, "") },
 		func() *StaleReadError { return &StaleReadError{Key: k, UID: uid} })
 }
 
@@ -285,14 +288,37 @@ func (c *cache[T]) objectAt(k Key, rv string) (bool, error) {
 	return p.reached(rv)
 }
 
-// deleted tells whether the store no longer holds the object of k with
-// uid, and the part of its namespace has synced (see
-// Syncer.WaitForDeletion). c.mu is held.
-func (c *cache[T]) deleted(k Key, uid types.UID) bool {
-	e, ok := c.store.get(k)
-	if !ok {
-		p := c.partOf(k.Namespace)
-		return p == nil && !c.waiting || p != nil && p.synced
+// deletionSeen tells whether the store has seen the deletion of the
+// object of k with uid (see Writes.Deleted): another UID holds its name;
+// or it is marked for deletion and kept (finalizers, or a grace period);
+// or it is gone, and the part of its namespace has synced and, where
+// known is not "", reached known, the last resourceVersion of the object
+// the program knew (else a store that has not yet seen the object would
+// count its deletion as seen). c.mu is held.
+func (c *cache[T]) deletionSeen(k Key, uid types.UID, known string) (bool, error) {
+	if e, ok := c.store.get(k); ok {
+		o := e.obj
+		return o.GetUID() != uid || o.GetDeletionTimestamp() != nil && keptForNow(o), nil
 	}
-	return e.obj.GetUID() != uid || e.obj.GetDeletionTimestamp() != nil
+	p := c.partOf(k.Namespace)
+	if p == nil {
+		return !c.waiting, nil
+	}
+	if known == "" {
+		return p.synced, nil
+	}
+	return p.reached(known)
+}
+
+// keptForNow tells whether o, marked for deletion, stays on the server for
+// a while: finalizers hold it, or a grace period (a Pod on a node, until
+// its kubelet is done). The server answers the DELETE of such an object
+// with the object. One marked without either (a Pod with no node) is
+// deleted next.
+func keptForNow(o Object) bool {
+	if len(o.GetFinalizers()) > 0 {
+		return true
+	}
+	g := o.GetDeletionGracePeriodSeconds()
+	return g != nil && *g > 0
 }

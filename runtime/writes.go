@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -41,11 +42,12 @@ type Writes[T Object] struct {
 	log   *writelog.Log[Key, write[T]]
 }
 
-// write is one answered write.
+// write is one answered write, a link in its object's chain (see Wrote).
 type write[T Object] struct {
 	rv     string    // what the server answered; "" for a deletion
 	uid    types.UID // a deletion's object
-	before T         // what the store held when the write was recorded; zero if nothing
+	known  string    // a deletion: the last resourceVersion of that object the program knew; "" if none
+	before T         // the object before the write: the previous write's answer, or the store's; zero if nothing
 	after  T         // the server's answer; zero for a deletion
 }
 
@@ -74,47 +76,86 @@ func (w *Writes[T]) Begin(namespace, name string) (end func()) {
 // Wrote records obj, the server's answer to a create, update, patch or
 // apply of an object (of it or of its status, or another subresource), so
 // that reads wait until the store holds obj's resourceVersion or later.
+//
+// The writes of one object not yet seen are one chain, in the order they
+// were recorded: each write's state before is the answer to the program's
+// previous write of the object (what the store held, for the first), and
+// a read that waits for any write of the chain waits for its last. So a
+// List of the selection a write moved the object into waits until the
+// store has seen the program's later writes of it too, and never returns
+// a state the program itself has already changed.
 func (w *Writes[T]) Wrote(obj T) {
 	k := KeyOf(obj)
-	before, _ := w.s.cache.store.Get(k.Namespace, k.Name)
-	w.log.Record(k, write[T]{rv: obj.GetResourceVersion(), before: before, after: obj})
+	stored, _ := w.s.cache.store.Get(k.Namespace, k.Name)
+	w.log.Record(k, func(prev write[T], chained bool) (write[T], bool) {
+		before := stored
+		if chained {
+			before = prev.after
+		}
+		return write[T]{rv: obj.GetResourceVersion(), before: before, after: obj}, true
+	})
 }
 
-// Deleted records the deletion of obj (its namespace, name and UID; the
-// stored object's UID when obj has none), so that reads wait until the
-// store no longer holds it (Syncer.WaitForDeletion).
+// Deleted records the deletion of obj (its namespace, name and UID), so
+// that reads wait until the store no longer holds it. Where obj has no UID
+// (a delete by name), it is that of the program's previous write of the
+// object, else the stored object's; with neither, nothing is recorded:
+// there is nothing the store could show.
+//
+// The deletion is seen when the store holds another UID under the name;
+// or holds the object marked for deletion and kept (finalizers, or a
+// deletion grace period: the server answered the DELETE with the object,
+// which stays); or no longer holds it and has reached the resourceVersion
+// of the object that the program last knew, so that a deletion recorded
+// before the store saw the object at all is not seen until the store has
+// seen it come and go. A deletion marked and not kept (a Pod with no node
+// is marked, then deleted, with two events) is seen once it is gone.
 func (w *Writes[T]) Deleted(obj T) {
 	k := KeyOf(obj)
-	before, ok := w.s.cache.store.Get(k.Namespace, k.Name)
-	uid := obj.GetUID()
-	if uid == "" && ok {
-		uid = before.GetUID()
-	}
-	if uid == "" {
-		return // nothing stored by that name, nor a UID to wait for: nothing to see
-	}
-	if !ok {
-		before = obj
-	}
-	w.log.Record(k, write[T]{uid: uid, before: before})
+	stored, inStore := w.s.cache.store.Get(k.Namespace, k.Name)
+	w.log.Record(k, func(prev write[T], chained bool) (write[T], bool) {
+		var zero, before T
+		switch {
+		case chained && any(prev.after) != any(zero):
+			before = prev.after
+		case inStore:
+			before = stored
+		}
+		uid := obj.GetUID()
+		if uid == "" && any(before) != any(zero) {
+			uid = before.GetUID()
+		}
+		if uid == "" {
+			return write[T]{}, false
+		}
+		known := ""
+		if any(before) != any(zero) && before.GetUID() == uid {
+			known = before.GetResourceVersion()
+		} else {
+			before = obj
+		}
+		return write[T]{uid: uid, known: known, before: before}, true
+	})
 }
 
-// seen tells whether the store has seen wr, a write of k. Incomparable
-// resourceVersions count as seen: nothing will ever be waited for them.
+// seen tells whether the store has seen wr, the last write of k's chain,
+// and so every write of it. Incomparable resourceVersions count as seen:
+// nothing will ever be waited for them.
 func (w *Writes[T]) seen(k Key, wr write[T]) bool {
 	c := w.s.cache
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.seen(k, wr)
+	ok, err := c.seen(k, wr)
+	return ok || err != nil
 }
 
-// seen: see Writes.seen. c.mu is held.
-func (c *cache[T]) seen(k Key, wr write[T]) bool {
+// seen: see Writes.seen; an error where resourceVersions do not compare.
+// c.mu is held.
+func (c *cache[T]) seen(k Key, wr write[T]) (bool, error) {
 	if wr.rv == "" {
-		return c.deleted(k, wr.uid)
+		return c.deletionSeen(k, wr.uid, wr.known)
 	}
-	ok, err := c.objectAt(k, wr.rv)
-	return ok || err != nil
+	return c.objectAt(k, wr.rv)
 }
 
 // Pending returns how many writes the store has not been found to have
@@ -147,8 +188,8 @@ func (w *Writes[T]) WaitForList(ctx context.Context, sel Selection) error {
 }
 
 // wait waits for the writes in flight of the keys flying accepts, then for
-// the recorded ones of the keys keep accepts that picks accepts (all when
-// nil), within the limit.
+// the chains of the keys keep accepts of which picks accepts a write (all
+// when nil), each until its last write is seen, within the limit.
 func (w *Writes[T]) wait(ctx context.Context, op WaitOp, flying, keep func(Key) bool, picks func(write[T]) bool) error {
 	timer := time.NewTimer(w.limit)
 	defer timer.Stop()
@@ -163,35 +204,28 @@ func (w *Writes[T]) wait(ctx context.Context, op WaitOp, flying, keep func(Key) 
 			return ctx.Err()
 		}
 	}
-	var waiting []writelog.Entry[Key, write[T]]
-	for _, e := range w.log.Pending(keep) {
-		if picks == nil || picks(e.Write) {
-			waiting = append(waiting, e)
+	var waiting []writelog.Chain[Key, write[T]]
+	for _, c := range w.log.Pending(keep) {
+		if picks == nil || slices.ContainsFunc(c.Writes, picks) {
+			waiting = append(waiting, c)
 		}
 	}
-	var behind *writelog.Entry[Key, write[T]] // the first write not seen, for the error
+	var behind *writelog.Chain[Key, write[T]] // the first chain not seen, for the error
 	c := w.s.cache
 	err := w.s.await(ctx, op, timer.C, func() (bool, error) {
 		for i := range waiting {
-			e := &waiting[i]
-			if e.Write.rv == "" {
-				if !c.deleted(e.Key, e.Write.uid) {
-					behind = e
-					return false, nil
-				}
-				continue
-			}
-			switch ok, err := c.objectAt(e.Key, e.Write.rv); {
+			switch ok, err := c.seen(waiting[i].Key, waiting[i].Last()); {
 			case err != nil:
 				return false, err
 			case !ok:
-				behind = e
+				behind = &waiting[i]
 				return false, nil
 			}
 		}
 		return true, nil
 	}, func() *StaleReadError {
-		return &StaleReadError{Key: behind.Key, ResourceVersion: behind.Write.rv, UID: behind.Write.uid}
+		last := behind.Last()
+		return &StaleReadError{Key: behind.Key, ResourceVersion: last.rv, UID: last.uid}
 	})
 	if len(waiting) > 0 {
 		w.log.Prune(waiting) // those seen, or whose resourceVersions do not compare

@@ -8,11 +8,17 @@
 //     (the server answered, or the request failed); Flights returns the
 //     writes in flight when it is called, and a write begun after it is
 //     never among them.
-//   - A write answered is Recorded with whatever the caller needs to tell
-//     whether its store has seen it; it stays Pending until a Prune whose
-//     test says it was seen.
-//   - Pending and Prune visit the writes of one key in the order they were
-//     recorded; the log holds no lock while it calls them.
+//   - A write answered is Recorded at the end of its key's chain, made
+//     from the write before it in the chain (a write's "before" is the
+//     answer to the program's previous write of the object, not what a
+//     store that is behind holds), with whatever the caller needs to tell
+//     whether its store has seen it.
+//   - A chain is seen when its last write is, and then every write in it
+//     is: it stays Pending, whole, until a Prune whose test says its last
+//     write was seen. A write is never forgotten before it is seen, so
+//     "seen" never goes back.
+//   - Pending gives each key's chain in the order its writes were
+//     recorded; the log holds no lock while it calls the test.
 //   - The log costs memory in proportion to the writes not yet seen (and
 //     those seen since the last prune), never to the writes ever made:
 //     Record prunes by itself when the log has doubled since it last did.

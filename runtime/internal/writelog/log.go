@@ -2,17 +2,17 @@ package writelog
 
 import "sync"
 
-// Log holds the writes in flight and the writes answered but not yet seen,
-// by key. Its zero value is not usable: see New. Its methods are safe for
-// concurrent use.
+// Log holds the writes in flight and, by key, the chain of writes answered
+// but not yet seen. Its zero value is not usable: see New. Its methods are
+// safe for concurrent use.
 type Log[K comparable, W any] struct {
 	seen func(K, W) bool
 
 	mu      sync.Mutex
 	next    uint64
 	flights map[uint64]Flight[K]
-	pending map[K][]item[W]
-	n       int // writes in pending
+	chains  map[K][]item[W]
+	n       int // writes in chains
 	pruneAt int // Record prunes when n reaches it
 }
 
@@ -27,21 +27,26 @@ type Flight[K comparable] struct {
 	Done <-chan struct{}
 }
 
-// Entry is one pending write and its key.
-type Entry[K comparable, W any] struct {
-	Key   K
-	Write W
-	id    uint64
+// Chain is the pending writes of one key, oldest first: Writes[len-1] is
+// the last, and the chain is seen when it is.
+type Chain[K comparable, W any] struct {
+	Key    K
+	Writes []W
+	last   uint64 // the id of Writes[len-1]
 }
+
+// Last returns the chain's last write.
+func (c Chain[K, W]) Last() W { return c.Writes[len(c.Writes)-1] }
 
 // minPrune is the size below which Record does not prune.
 const minPrune = 64
 
-// New returns an empty log. seen tells whether a recorded write has been
-// seen by the store: Prune forgets those, and Record prunes by itself when
-// the log has grown to twice its size after the last prune.
+// New returns an empty log. seen tells whether the last write of a chain
+// has been seen by the store, and with it every write of the chain before
+// it: Prune forgets those chains, and Record prunes by itself when the log
+// has grown to twice its size after the last prune.
 func New[K comparable, W any](seen func(K, W) bool) *Log[K, W] {
-	return &Log[K, W]{seen: seen, flights: map[uint64]Flight[K]{}, pending: map[K][]item[W]{}, pruneAt: minPrune}
+	return &Log[K, W]{seen: seen, flights: map[uint64]Flight[K]{}, chains: map[K][]item[W]{}, pruneAt: minPrune}
 }
 
 // Begin notes a write of key under way and returns the function that ends
@@ -78,11 +83,23 @@ func (l *Log[K, W]) Flights(match func(K) bool) []Flight[K] {
 	return out
 }
 
-// Record notes w, an answered write of key, pending until a prune finds it
-// seen.
-func (l *Log[K, W]) Record(key K, w W) {
+// Record appends to key's chain the write that next makes from the chain's
+// last write (ok false when the chain is empty), unless next says there is
+// none to record. next runs under the log's lock, so that two Records of
+// one key chain in the order they took it: it must not call the log.
+func (l *Log[K, W]) Record(key K, next func(prev W, ok bool) (W, bool)) {
 	l.mu.Lock()
-	l.pending[key] = append(l.pending[key], item[W]{l.next, w})
+	chain := l.chains[key]
+	var prev W
+	if len(chain) > 0 {
+		prev = chain[len(chain)-1].w
+	}
+	w, record := next(prev, len(chain) > 0)
+	if !record {
+		l.mu.Unlock()
+		return
+	}
+	l.chains[key] = append(chain, item[W]{l.next, w})
 	l.next++
 	l.n++
 	grown := l.n >= l.pruneAt
@@ -92,58 +109,51 @@ func (l *Log[K, W]) Record(key K, w W) {
 	}
 }
 
-// Pending returns the pending writes of the keys keep accepts (every key
-// when keep is nil), those of one key in the order they were recorded.
-func (l *Log[K, W]) Pending(keep func(K) bool) []Entry[K, W] {
+// Pending returns the chains of the keys keep accepts (every key when keep
+// is nil).
+func (l *Log[K, W]) Pending(keep func(K) bool) []Chain[K, W] {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	var out []Entry[K, W]
-	for k, items := range l.pending {
+	var out []Chain[K, W]
+	for k, items := range l.chains {
 		if keep != nil && !keep(k) {
 			continue
 		}
-		for _, it := range items {
-			out = append(out, Entry[K, W]{k, it.w, it.id})
+		c := Chain[K, W]{Key: k, Writes: make([]W, len(items)), last: items[len(items)-1].id}
+		for i, it := range items {
+			c.Writes[i] = it.w
 		}
+		out = append(out, c)
 	}
 	return out
 }
 
-// Prune forgets those of entries (from Pending) that the store has seen,
-// asking seen without holding the log's lock, and returns those it has not.
-func (l *Log[K, W]) Prune(entries []Entry[K, W]) []Entry[K, W] {
-	var gone map[uint64]bool
-	unseen := entries[:0:0]
-	for _, e := range entries {
-		if l.seen(e.Key, e.Write) {
-			if gone == nil {
-				gone = map[uint64]bool{}
-			}
-			gone[e.id] = true
+// Prune forgets those of chains (from Pending) whose last write the store
+// has seen, asking seen without holding the log's lock, and returns those
+// it has not. A write recorded after Pending stays: it was not asked about.
+func (l *Log[K, W]) Prune(chains []Chain[K, W]) []Chain[K, W] {
+	var gone []Chain[K, W]
+	unseen := chains[:0:0]
+	for _, c := range chains {
+		if l.seen(c.Key, c.Last()) {
+			gone = append(gone, c)
 		} else {
-			unseen = append(unseen, e)
+			unseen = append(unseen, c)
 		}
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if len(gone) > 0 {
-		for _, e := range entries {
-			if !gone[e.id] {
-				continue
-			}
-			items := l.pending[e.Key]
-			for i, it := range items {
-				if it.id == e.id {
-					items = append(items[:i], items[i+1:]...)
-					l.n--
-					break
-				}
-			}
-			if len(items) == 0 {
-				delete(l.pending, e.Key)
-			} else {
-				l.pending[e.Key] = items
-			}
+	for _, c := range gone {
+		items := l.chains[c.Key]
+		i := 0
+		for i < len(items) && items[i].id <= c.last {
+			i++
+		}
+		l.n -= i
+		if i == len(items) {
+			delete(l.chains, c.Key)
+		} else {
+			l.chains[c.Key] = items[i:]
 		}
 	}
 	l.pruneAt = max(2*l.n, minPrune)
