@@ -76,6 +76,7 @@ func (w *Writes[T]) Begin(namespace, name string) (end func()) {
 // Wrote records obj, the server's answer to a create, update, patch or
 // apply of an object (of it or of its status, or another subresource), so
 // that reads wait until the store holds obj's resourceVersion or later.
+// It keeps a copy of obj.
 //
 // The writes of one object not yet seen are one chain, in the order they
 // were recorded: each write's state before is the answer to the program's
@@ -85,6 +86,7 @@ func (w *Writes[T]) Begin(namespace, name string) (end func()) {
 // store has seen the program's later writes of it too, and never returns
 // a state the program itself has already changed.
 func (w *Writes[T]) Wrote(obj T) {
+	obj = obj.DeepCopyObject().(T) // the caller's to change: a program writes one object again and again
 	k := KeyOf(obj)
 	stored, _ := w.s.cache.store.Get(k.Namespace, k.Name)
 	w.log.Record(k, func(prev write[T], chained bool) (write[T], bool) {
@@ -132,7 +134,7 @@ func (w *Writes[T]) Deleted(obj T) {
 		if any(before) != any(zero) && before.GetUID() == uid {
 			known = before.GetResourceVersion()
 		} else {
-			before = obj
+			before = obj.DeepCopyObject().(T)
 		}
 		return write[T]{uid: uid, known: known, before: before}, true
 	})
