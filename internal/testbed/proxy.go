@@ -103,6 +103,7 @@ func (p *Proxy) Config() *rest.Config {
 
 // Close stops the proxy and cuts its streams.
 func (p *Proxy) Close() {
+	p.releaseHolds()
 	p.Pause()
 	p.srv.CloseClientConnections()
 	p.srv.Close()

@@ -1,7 +1,9 @@
 package testbed
 
 import (
+	"bytes"
 	"encoding/json"
+	"sync"
 	"sync/atomic"
 )
 
@@ -51,10 +53,44 @@ func (p *Proxy) DropWatchEvent(typ, name string) {
 // dropped.
 func (p *Proxy) EventsDropped() int64 { return p.eventsDropped.Load() }
 
-// eventDrop is one armed DropWatchEvent.
+// HoldWatchEvent makes the proxy hold back, once, the next watch event of
+// type typ of an object named name whose JSON contains with ("" for any),
+// and the rest of its stream behind it, until release is called (or the
+// proxy closes), as a slow link does to one event: the client's store
+// stays just before that event, as long as the test needs. Like
+// DropWatchEvent, it forces the streams opened while it is armed to JSON,
+// and only those can hold the event: arm it before the watch opens.
+// release may be called more than once.
+func (p *Proxy) HoldWatchEvent(typ, name, with string) (release func()) {
+	h := &eventDrop{typ: typ, name: name, with: with, hold: make(chan struct{})}
+	var once sync.Once
+	release = func() { once.Do(func() { close(h.hold) }) }
+	h.release = release
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.drops = append(p.drops, h)
+	return release
+}
+
+// eventDrop is one armed DropWatchEvent, or HoldWatchEvent when hold is
+// not nil.
 type eventDrop struct {
 	typ, name string
+	with      string        // the event's line contains it
+	hold      chan struct{} // closed by release; nil for a drop
+	release   func()
 	done      atomic.Bool
+}
+
+// releaseHolds lets every held event through (the proxy closes).
+func (p *Proxy) releaseHolds() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, d := range p.drops {
+		if d.release != nil {
+			d.release()
+		}
+	}
 }
 
 // dropping tells whether a DropWatchEvent is armed and has not fired.
@@ -70,7 +106,7 @@ func (p *Proxy) dropping() bool {
 }
 
 // dropEvent tells whether the watch event of line is one to drop, and
-// counts it.
+// counts it; it holds the line back first where a HoldWatchEvent says to.
 func (p *Proxy) dropEvent(line []byte) bool {
 	var ev struct {
 		Type   string `json:"type"`
@@ -84,12 +120,21 @@ func (p *Proxy) dropEvent(line []byte) bool {
 		return false
 	}
 	p.mu.Lock()
-	defer p.mu.Unlock()
+	var hold chan struct{}
 	for _, d := range p.drops {
-		if d.typ == ev.Type && d.name == ev.Object.Metadata.Name && d.done.CompareAndSwap(false, true) {
-			p.eventsDropped.Add(1)
-			return true
+		if d.typ == ev.Type && d.name == ev.Object.Metadata.Name && bytes.Contains(line, []byte(d.with)) && d.done.CompareAndSwap(false, true) {
+			if d.hold == nil {
+				p.mu.Unlock()
+				p.eventsDropped.Add(1)
+				return true
+			}
+			hold = d.hold
+			break
 		}
+	}
+	p.mu.Unlock()
+	if hold != nil {
+		<-hold
 	}
 	return false
 }
