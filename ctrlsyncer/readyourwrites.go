@@ -206,21 +206,13 @@ func (c *Client) Apply(ctx context.Context, obj kruntime.ApplyConfiguration, opt
 // apply is write for an apply configuration, whose type is found by its
 // apiVersion and kind among the types c's syncers serve.
 func (c *Client) apply(ac kruntime.ApplyConfiguration, disabled bool, do func(off bool) error) error {
-	t, ok := c.kindOfApplied(ac)
+	t, key, ok := c.kindOfApplied(ac)
 	if !ok {
 		return do(false)
 	}
 	w, on := c.writerOf(t)
 	if !on || disabled {
 		return do(true)
-	}
-	key := reflect.New(t.t.Elem()).Interface().(client.Object)
-	if a, ok := ac.(interface {
-		GetName() *string
-		GetNamespace() *string
-	}); ok {
-		key.SetName(deref(a.GetName()))
-		key.SetNamespace(deref(a.GetNamespace()))
 	}
 	end := w.begin(key)
 	err := do(true)
@@ -234,25 +226,72 @@ func (c *Client) apply(ac kruntime.ApplyConfiguration, disabled bool, do func(of
 	return nil
 }
 
+// appliedUnstructured is what client.ApplyConfigurationFromUnstructured
+// makes: an apply configuration that is an *unstructured.Unstructured
+// (embedded), into which the Manager's client decodes the answer.
+type appliedUnstructured interface {
+	kruntime.ApplyConfiguration
+	UnstructuredContent() map[string]any
+	GroupVersionKind() schema.GroupVersionKind
+	GetName() string
+	GetNamespace() string
+}
+
 // kindOfApplied returns the kind of c's syncer of ac's apiVersion and kind
-// that holds whole typed objects, if one serves them.
-func (c *Client) kindOfApplied(ac kruntime.ApplyConfiguration) (kind, bool) {
-	a, ok := ac.(interface {
+// that holds whole objects, if one serves them, and an object of that
+// kind named as ac, for the write in flight. A syncer of ac's own
+// representation is taken first (typed for an apply configuration of a
+// type, Unstructured for client.ApplyConfigurationFromUnstructured), else
+// the other: either's reads see the apply.
+func (c *Client) kindOfApplied(ac kruntime.ApplyConfiguration) (kind, client.Object, bool) {
+	var gvk schema.GroupVersionKind
+	var namespace, name string
+	unstructuredFirst := false
+	switch a := ac.(type) {
+	case appliedUnstructured:
+		gvk, namespace, name, unstructuredFirst = a.GroupVersionKind(), a.GetNamespace(), a.GetName(), true
+	case interface {
 		GetAPIVersion() *string
 		GetKind() *string
-	})
-	if !ok || a.GetAPIVersion() == nil || a.GetKind() == nil {
-		return kind{}, false
+	}:
+		if a.GetAPIVersion() == nil || a.GetKind() == nil {
+			return kind{}, nil, false
+		}
+		gvk = schema.FromAPIVersionAndKind(*a.GetAPIVersion(), *a.GetKind())
+		if n, ok := ac.(interface{ GetName() *string }); ok {
+			name = deref(n.GetName())
+		}
+		if n, ok := ac.(interface{ GetNamespace() *string }); ok {
+			namespace = deref(n.GetNamespace())
+		}
+	default:
+		return kind{}, nil, false
 	}
-	gvk := schema.FromAPIVersionAndKind(*a.GetAPIVersion(), *a.GetKind())
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	var typed, unstr kind
+	var hasTyped, hasUnstr bool
 	for k, s := range c.served {
-		if k.gvk.Empty() && s.gvk == gvk && !s.projected {
-			return k, true
+		switch {
+		case k.gvk.Empty() && s.gvk == gvk && !s.projected:
+			typed, hasTyped = k, true
+		case k.t == unstructuredType && k.gvk == gvk:
+			unstr, hasUnstr = k, true
 		}
 	}
-	return kind{}, false
+	var t kind
+	switch {
+	case hasUnstr && (unstructuredFirst || !hasTyped):
+		t = unstr
+	case hasTyped:
+		t = typed
+	default:
+		return kind{}, nil, false
+	}
+	key := reflect.New(t.t.Elem()).Interface().(client.Object)
+	key.SetNamespace(namespace)
+	key.SetName(name)
+	return t, key, true
 }
 
 // Status returns the writer of objects' status subresource; see
