@@ -2,7 +2,7 @@
 SHELL := /usr/bin/env bash
 GO ?= go
 
-.PHONY: testbed testbed-default test unit vet lint staticcheck generate verify demo bench
+.PHONY: testbed testbed-default test unit vet lint staticcheck generate verify api demo bench
 
 ## demo: generate the examples' syncers and run them against a local etcd + kube-apiserver it starts
 demo: testbed-default generate
@@ -20,9 +20,14 @@ unit:
 generate:
 	hack/update-codegen.sh
 
-## verify: fail when a checked-in generated file differs from what the generator makes
+## verify: fail when a checked-in generated file differs from what the generator makes, or the exported API breaks with no CHANGELOG.md entry
 verify:
 	hack/verify-codegen.sh
+	hack/verify-api.sh
+
+## api: record the exported API and the generated code of a release (when one is cut; see CHANGELOG.md)
+api:
+	hack/update-api.sh
 
 ## bench: our syncer against client-go's informer and the stream floors, in one run
 bench: testbed-default
@@ -36,13 +41,13 @@ testbed:
 testbed-default:
 	hack/build-testbed.sh --default
 
-## lint: staticcheck, built from the Go module proxy at the version hack/build-staticcheck.sh pins
+## lint: staticcheck, built from the Go module proxy at the version hack/build-tool.sh pins
 lint: staticcheck
 	bin/staticcheck ./...
 
 ## staticcheck: build bin/staticcheck (once per pinned version)
 staticcheck:
-	hack/build-staticcheck.sh
+	hack/build-tool.sh staticcheck
 
 ## vet: go vet, and gofmt must have nothing to say
 vet:
