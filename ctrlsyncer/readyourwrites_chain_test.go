@@ -13,11 +13,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/syncer-gen/syncer-gen/ctrlsyncer"
 	coresyncers "github.com/syncer-gen/syncer-gen/examples/builtin/syncers/core/v1"
 	"github.com/syncer-gen/syncer-gen/internal/testbed"
 	"github.com/syncer-gen/syncer-gen/runtime"
+	"github.com/syncer-gen/syncer-gen/syncerset"
 )
 
 // The tests of issue 42's read-your-own-writes defects, through the
@@ -25,38 +27,66 @@ import (
 // watch event (testbed's HoldWatchEvent) for as long as a test needs, so
 // that each case is the same on every run.
 
-// ryow is a Client of a Manager whose client reads its own writes, its
-// ConfigMaps served by a syncer of ns indexed by the label parent.
-type ryow struct {
+// behind is a Client of a Manager whose client reads its own writes, with
+// one syncer of T in ns, behind a proxy armed (HoldWatchEvent) before the
+// syncer's watch opens, synced.
+type behind[T client.Object] struct {
 	c      *ctrlsyncer.Client
 	direct client.Client
 	ns     string
-	cms    *runtime.Syncer[*corev1.ConfigMap]
+	s      *runtime.Syncer[T]
 }
 
-// newRYOW starts it behind a proxy; arm runs before the watches open.
-func newRYOW(t *testing.T, arm func(p *testbed.Proxy, ns string)) *ryow {
+func newBehind[S interface{ *G }, G ~struct{ *runtime.Syncer[T] }, T client.Object](t *testing.T, arm func(p *testbed.Proxy),
+	newSyncer func(manager.Manager) func(*syncerset.Set, ...runtime.Option) (S, error), opts ...runtime.Option) *behind[T] {
 	t.Helper()
 	srv, direct, ns := server(t)
 	proxy := testbed.StartProxy(t, srv)
-	arm(proxy, ns)
+	arm(proxy)
 	mgr := newManager(t, proxy.Config(), logr.Discard(), readsItsWrites(true))
 	c, err := ctrlsyncer.NewClient(mgr, ctrlsyncer.WithSyncerOptions(runtime.WithNamespace(ns)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cms, err := ctrlsyncer.Add(mgr, field(c), coresyncers.ConfigMapSyncerIn,
-		runtime.WithIndex("parent", func(cm *corev1.ConfigMap) []string { return []string{cm.Labels["parent"]} }))
+	s, err := ctrlsyncer.Add(mgr, field(c), newSyncer(mgr), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	start(t, mgr)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := cms.WaitForSync(ctx); err != nil {
+	if err := s.WaitForSync(ctx); err != nil {
 		t.Fatal(err)
 	}
-	return &ryow{c: c, direct: direct, ns: ns, cms: cms}
+	return &behind[T]{c: c, direct: direct, ns: ns, s: s}
+}
+
+// typed is newBehind's syncer for a generated constructor.
+func typed[F any](newSyncer F) func(manager.Manager) F {
+	return func(manager.Manager) F { return newSyncer }
+}
+
+// configMaps is behind for ConfigMaps indexed by the label parent.
+func configMaps(t *testing.T, arm func(p *testbed.Proxy)) *behind[*corev1.ConfigMap] {
+	return newBehind(t, arm, typed(coresyncers.ConfigMapSyncerIn),
+		runtime.WithIndex("parent", func(cm *corev1.ConfigMap) []string { return []string{cm.Labels["parent"]} }))
+}
+
+// stored polls the syncer's store until what it holds of name passes
+// check.
+func (b *behind[T]) stored(t *testing.T, name string, check func(T, bool) bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		o, ok := b.s.Store().Get(b.ns, name)
+		if check(o, ok) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the store never reached the state wanted of %s (holds %v: %v)", name, ok, o)
+		}
+		time.Sleep(5 * time.Millisecond) // polling the store, with a deadline
+	}
 }
 
 // waited tells whether read, given a context that ends after d, waited
@@ -73,23 +103,6 @@ func waited(d time.Duration, read func(ctx context.Context) error) (bool, error)
 	return false, err
 }
 
-// stored polls the syncer's store until it holds name at a version check
-// accepts.
-func (r *ryow) stored(t *testing.T, name string, check func(*corev1.ConfigMap, bool) bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		o, ok := r.cms.Store().Get(r.ns, name)
-		if check(o, ok) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the store never reached the state wanted of %s (holds %v: %v)", name, ok, o)
-		}
-		time.Sleep(5 * time.Millisecond) // polling the store, with a deadline
-	}
-}
-
 func cm(ns, name, parent string) *corev1.ConfigMap {
 	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{"parent": parent}}}
 }
@@ -100,7 +113,7 @@ func cm(ns, name, parent string) *corev1.ConfigMap {
 // program's write to r; once the store has it, a is no child of q.
 func TestClientAChainOfWritesToOneObject(t *testing.T) {
 	var releaseQ, release func()
-	r := newRYOW(t, func(p *testbed.Proxy, _ string) {
+	r := configMaps(t, func(p *testbed.Proxy) {
 		releaseQ = p.HoldWatchEvent("MODIFIED", "a", `"parent":"q"`)
 		release = p.HoldWatchEvent("MODIFIED", "a", `"parent":"r"`)
 	})
@@ -143,7 +156,7 @@ func TestClientAChainOfWritesToOneObject(t *testing.T) {
 // deletion: a Get waits, and once the deletion comes it is NotFound.
 func deleteBeforeSeen(t *testing.T, del func(ctx context.Context, c client.Client, created *corev1.ConfigMap) error) {
 	var releaseAdd, releaseDel func()
-	r := newRYOW(t, func(p *testbed.Proxy, _ string) {
+	r := configMaps(t, func(p *testbed.Proxy) {
 		releaseAdd = p.HoldWatchEvent("ADDED", "a", "")
 		releaseDel = p.HoldWatchEvent("DELETED", "a", "")
 	})
@@ -199,24 +212,10 @@ func TestClientDeleteByNameAfterCreate(t *testing.T) {
 // NotFound). A Pod that a finalizer keeps is read back marked at once.
 func TestClientGetAfterDeleteOfAPod(t *testing.T) {
 	var release func()
-	srv, direct, ns := server(t)
-	proxy := testbed.StartProxy(t, srv)
-	release = proxy.HoldWatchEvent("DELETED", "p", "")
-	mgr := newManager(t, proxy.Config(), logr.Discard(), readsItsWrites(true))
-	c, err := ctrlsyncer.NewClient(mgr, ctrlsyncer.WithSyncerOptions(runtime.WithNamespace(ns)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pods, err := ctrlsyncer.Add(mgr, field(c), coresyncers.PodSyncerIn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	start(t, mgr)
+	b := newBehind(t, func(p *testbed.Proxy) { release = p.HoldWatchEvent("DELETED", "p", "") }, typed(coresyncers.PodSyncerIn))
+	c, ns := b.c, b.ns
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := pods.WaitForSync(ctx); err != nil {
-		t.Fatal(err)
-	}
 	pod := func(name string, finalizers ...string) *corev1.Pod {
 		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Finalizers: finalizers},
 			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}
@@ -233,16 +232,7 @@ func TestClientGetAfterDeleteOfAPod(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for { // the store holds p marked, its deletion held back
-		if o, ok := pods.Store().Get(ns, "p"); ok && o.DeletionTimestamp != nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the store never held p marked for deletion: the server no longer sends the mark as an event of its own")
-		}
-		time.Sleep(5 * time.Millisecond) // polling the store, with a deadline
-	}
+	b.stored(t, "p", func(o *corev1.Pod, ok bool) bool { return ok && o.DeletionTimestamp != nil }) // marked, its deletion held back
 	var got corev1.Pod
 	w, err := waited(500*time.Millisecond, func(ctx context.Context) error { return c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "p"}, &got) })
 	switch {
@@ -260,7 +250,7 @@ func TestClientGetAfterDeleteOfAPod(t *testing.T) {
 		t.Fatalf("Get of a Pod a finalizer keeps, after its Delete: %v, deletionTimestamp %v; want it marked", err, kept.DeletionTimestamp)
 	}
 	kept.Finalizers = nil
-	if err := direct.Update(ctx, &kept); err != nil && !apierrors.IsNotFound(err) {
+	if err := b.direct.Update(ctx, &kept); err != nil && !apierrors.IsNotFound(err) {
 		t.Fatal(err)
 	}
 }
@@ -271,25 +261,17 @@ func TestClientGetAfterDeleteOfAPod(t *testing.T) {
 // it; and it reaches the Manager's client with its consistency off, so
 // that the Manager's cache starts no informer for the served type.
 func TestClientRecordsAnUnstructuredApply(t *testing.T) {
-	srv, _, ns := server(t)
-	proxy := testbed.StartProxy(t, srv)
-	release := proxy.HoldWatchEvent("ADDED", "applied", "")
-	proxy.RecordRequests(true)
-	mgr := newManager(t, proxy.Config(), logr.Discard(), readsItsWrites(true))
-	c, err := ctrlsyncer.NewClient(mgr, ctrlsyncer.WithSyncerOptions(runtime.WithNamespace(ns)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cms, err := ctrlsyncer.Add(mgr, field(c), ctrlsyncer.Unstructured(mgr, &corev1.ConfigMap{}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	start(t, mgr)
+	var release func()
+	var proxy *testbed.Proxy
+	b := newBehind(t, func(p *testbed.Proxy) {
+		proxy, release = p, p.HoldWatchEvent("ADDED", "applied", "")
+		p.RecordRequests(true)
+	}, func(mgr manager.Manager) func(*syncerset.Set, ...runtime.Option) (*ctrlsyncer.DynamicSyncer[*unstructured.Unstructured], error) {
+		return ctrlsyncer.Unstructured(mgr, &corev1.ConfigMap{})
+	})
+	c, ns := b.c, b.ns
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := cms.WaitForSync(ctx); err != nil {
-		t.Fatal(err)
-	}
 	u := &unstructured.Unstructured{}
 	u.SetAPIVersion("v1")
 	u.SetKind("ConfigMap")
