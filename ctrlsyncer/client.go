@@ -44,6 +44,7 @@ type syncers struct {
 	consistent bool           // reads wait for the Client's own writes (see Client)
 	waitLimit  time.Duration  // how long a read waits for them
 	cacheOpts  *cache.Options // WithCacheOptions: the namespaces of each type
+	shadow     *shadow        // WithShadowReads: the cache answers, the syncers are compared
 
 	mu          sync.Mutex
 	served      map[kind]served
@@ -129,8 +130,14 @@ func newClient(mgr manager.Manager, opts []ClientOption) (*Client, error) {
 	if o.readYourWrites != nil {
 		consistent = *o.readYourWrites
 	}
+	if o.shadow != nil {
+		if !(o.shadow.rate > 0 && o.shadow.rate <= 1) {
+			return nil, fmt.Errorf("ctrlsyncer.NewClient: WithShadowReads(%v, ...): the share of reads compared is more than 0 and at most 1", o.shadow.rate)
+		}
+		o.shadow.start(o.logger)
+	}
 	c := &Client{Client: mgr.GetClient(), syncers: &syncers{cfg: mgr.GetConfig(), reader: NewReader(o.readerOpts...), set: set, served: map[kind]served{},
-		indexes: map[kind]*indexes{}, consistent: consistent, waitLimit: o.waitLimit, cacheOpts: o.cacheOpts}}
+		indexes: map[kind]*indexes{}, consistent: consistent, waitLimit: o.waitLimit, cacheOpts: o.cacheOpts, shadow: o.shadow}}
 	if err := mgr.Add(clientRunnable{c: c, forget: func() {
 		managersMu.Lock()
 		defer managersMu.Unlock()
@@ -196,6 +203,14 @@ func (c *Client) Get(ctx context.Context, key client.ObjectKey, obj client.Objec
 		}
 		return c.Client.Get(ctx, key, obj, opts...)
 	}
+	if c.shadow != nil {
+		return c.shadow.get(ctx, c, key, obj, opts)
+	}
+	return c.syncersGet(ctx, key, obj, opts...)
+}
+
+// syncersGet is Get from the syncer that serves obj's type.
+func (c *Client) syncersGet(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 	if w, on := c.writerOf(kindOf(obj)); on && !(&client.GetOptions{}).ApplyOptions(opts).DisableReadYourWritesConsistency {
 		if err := c.reader.readyFor(ctx, obj, key.Namespace); err != nil {
 			return c.reader.Get(ctx, key, obj, opts...) // which tells it as the cache does
@@ -218,6 +233,22 @@ func (c *Client) List(ctx context.Context, list client.ObjectList, opts ...clien
 			return readOfUpstream(list, p)
 		}
 		return c.Client.List(ctx, list, opts...)
+	}
+	if c.shadow != nil {
+		return c.shadow.list(ctx, c, k, list, opts)
+	}
+	return c.syncersList(ctx, list, opts...)
+}
+
+// syncersList is List from the syncer that serves the type of list's
+// items.
+func (c *Client) syncersList(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	s, k, _, err := c.reader.listed(list)
+	if err != nil {
+		return err
+	}
+	if s == nil {
+		return noSyncer(list)
 	}
 	lo := (&client.ListOptions{}).ApplyOptions(opts)
 	if w, on := c.writerOf(k); on && !lo.DisableReadYourWritesConsistency {
@@ -254,6 +285,13 @@ func serve[T client.Object](c *Client, s *runtime.Syncer[T], opts []runtime.Opti
 		remove: func(ctx context.Context) error { return syncerset.Remove(ctx, c.set, s) }}
 	register(c.reader, s, c.started.Load)
 	return nil
+}
+
+// resourceOf names the resource of c's syncer of k.
+func (c *Client) resourceOf(k kind) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.served[k].name
 }
 
 // resources names the resources c's syncers serve, sorted.

@@ -20,6 +20,7 @@ type clientOptions struct {
 	waitLimit      time.Duration
 	metrics        func(resource string) runtime.Metrics
 	cacheOpts      *cache.Options // WithCacheOptions
+	shadow         *shadow        // WithShadowReads
 }
 
 // WithLogger makes the Client's syncers log to l rather than to the

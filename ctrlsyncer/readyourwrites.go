@@ -129,11 +129,12 @@ func (c *Client) write(obj client.Object, disabled bool, do func(off bool) error
 	if w == nil {
 		return do(false)
 	}
+	off := c.shadow == nil // with shadow reads, the Manager's client answers the reads, its consistency too
 	if !on || disabled {
-		return do(true)
+		return do(off)
 	}
 	end := w.begin(obj)
-	err := do(true)
+	err := do(off)
 	end()
 	if err == nil {
 		record(w)
@@ -211,11 +212,12 @@ func (c *Client) apply(ac kruntime.ApplyConfiguration, disabled bool, do func(of
 		return do(false)
 	}
 	w, on := c.writerOf(t)
+	off := c.shadow == nil // as in write
 	if !on || disabled {
-		return do(true)
+		return do(off)
 	}
 	end := w.begin(key)
-	err := do(true)
+	err := do(off)
 	end()
 	if err != nil {
 		return err
@@ -318,7 +320,7 @@ func (s subResourceClient) Get(ctx context.Context, obj, subResource client.Obje
 
 func (s subResourceClient) Create(ctx context.Context, obj, subResource client.Object, opts ...client.SubResourceCreateOption) error {
 	if w, _ := s.c.writerOf(kindOf(obj)); w != nil {
-		opts = withOff(opts, true)
+		opts = withOff(opts, s.c.shadow == nil)
 	}
 	return s.sub.Create(ctx, obj, subResource, opts...)
 }

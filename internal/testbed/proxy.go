@@ -198,7 +198,7 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 				p.dropped.Add(1)
 				return true
 			}
-			return p.dropEvent(line)
+			return p.dropEvent(line, resp.Request.UserAgent())
 		}}
 	}
 	if d := time.Duration(p.delay.Load()); d > 0 {

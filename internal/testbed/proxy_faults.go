@@ -3,6 +3,7 @@ package testbed
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -43,10 +44,15 @@ func (p *Proxy) BookmarksDropped() int64 { return p.dropped.Load() }
 // while a drop is armed are forced to JSON (for this, the filter reads
 // them line by line); only those can lose the event, so arm it before the
 // watch that is to lose it opens.
-func (p *Proxy) DropWatchEvent(typ, name string) {
+func (p *Proxy) DropWatchEvent(typ, name string) { p.DropWatchEventOf("", typ, name) }
+
+// DropWatchEventOf is DropWatchEvent in the watch streams of the clients
+// whose User-Agent starts with userAgent alone (e.g. "syncer-gen/"): one
+// client loses the event, the others get it.
+func (p *Proxy) DropWatchEventOf(userAgent, typ, name string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.drops = append(p.drops, &eventDrop{typ: typ, name: name})
+	p.drops = append(p.drops, &eventDrop{typ: typ, name: name, userAgent: userAgent})
 }
 
 // EventsDropped returns how many watch events DropWatchEvent's drops have
@@ -77,6 +83,7 @@ func (p *Proxy) HoldWatchEvent(typ, name, with string) (release func()) {
 type eventDrop struct {
 	typ, name string
 	with      string        // the event's line contains it
+	userAgent string        // the stream's client's User-Agent starts with it
 	hold      chan struct{} // closed by release; nil for a drop
 	release   func()
 	done      atomic.Bool
@@ -107,7 +114,7 @@ func (p *Proxy) dropping() bool {
 
 // dropEvent tells whether the watch event of line is one to drop, and
 // counts it; it holds the line back first where a HoldWatchEvent says to.
-func (p *Proxy) dropEvent(line []byte) bool {
+func (p *Proxy) dropEvent(line []byte, userAgent string) bool {
 	var ev struct {
 		Type   string `json:"type"`
 		Object struct {
@@ -122,7 +129,8 @@ func (p *Proxy) dropEvent(line []byte) bool {
 	p.mu.Lock()
 	var hold chan struct{}
 	for _, d := range p.drops {
-		if d.typ == ev.Type && d.name == ev.Object.Metadata.Name && bytes.Contains(line, []byte(d.with)) && d.done.CompareAndSwap(false, true) {
+		if d.typ == ev.Type && d.name == ev.Object.Metadata.Name && bytes.Contains(line, []byte(d.with)) &&
+			strings.HasPrefix(userAgent, d.userAgent) && d.done.CompareAndSwap(false, true) {
 			if d.hold == nil {
 				p.mu.Unlock()
 				p.eventsDropped.Add(1)
