@@ -90,6 +90,7 @@ type ryowMedians struct {
 	rate, p50, p99 float64 // reconciles/s; seconds
 	dups           float64 // over every round
 	made           float64
+	shadowDiffs    float64 // over every round
 }
 
 func consistencyMedians(runs []childload.Outcome) map[string]ryowMedians {
@@ -100,15 +101,16 @@ func consistencyMedians(runs []childload.Outcome) map[string]ryowMedians {
 	out := map[string]ryowMedians{}
 	for name, rs := range by {
 		var rate, p50, p99, made []float64
-		dups := 0.0
+		dups, diffs := 0.0, 0.0
 		for _, r := range rs {
+			diffs += float64(r.ShadowDiffs)
 			rate = append(rate, r.PerSecond)
 			p50 = append(p50, r.ListP50.Seconds())
 			p99 = append(p99, r.ListP99.Seconds())
 			made = append(made, float64(r.Made))
 			dups += float64(r.Dups)
 		}
-		out[name] = ryowMedians{rate: driver.Median(rate), p50: driver.Median(p50), p99: driver.Median(p99), dups: dups, made: driver.Median(made)}
+		out[name] = ryowMedians{rate: driver.Median(rate), p50: driver.Median(p50), p99: driver.Median(p99), dups: dups, made: driver.Median(made), shadowDiffs: diffs}
 	}
 	return out
 }
@@ -130,6 +132,11 @@ func consistencyComparisons(runs []childload.Outcome) []driver.Comparison {
 			Value: ratio(m["syncers-off"].rate, m["syncers-on"].rate), Target: 1.11},
 		{Key: "ryow_wait_p99_vs_cache", What: "consistency: List p99 (its wait), syncers switch on / controller-runtime's cache switch on",
 			Value: ratio(m["syncers-on"].p99, m["cache-on"].p99), Target: 0.5},
+		{Key: "shadow_read_p99_vs_cache", What: "consistency: List p99, the cache with shadow reads of every read / the cache alone (switch on both)",
+			Value: ratio(m["shadow-on"].p99, m["cache-on"].p99), Target: 1.2},
+		{Key: "shadow_reconcile_time_vs_cache", What: "consistency: time per reconcile, the cache with shadow reads of every read / the cache alone (switch on both)",
+			Value: ratio(m["cache-on"].rate, m["shadow-on"].rate), Target: 1.1},
+		{Key: "shadow_differences", What: "consistency: shadow reads that differed past the lag bound, on a clean run (every round)", Value: m["shadow-on"].shadowDiffs, Target: 0, Count: true},
 		{Key: "ryow_cache_reconcile_time_vs_off", What: "consistency: time per reconcile, controller-runtime's cache switch on / off (context)",
 			Value: ratio(m["cache-off"].rate, m["cache-on"].rate), Target: math.NaN()},
 	}
@@ -152,7 +159,8 @@ func reportConsistency(w io.Writer, runs []childload.Outcome, cs []driver.Compar
 			driver.Num(r.made, 0), driver.Num(r.dups, 0))
 	}
 	fmt.Fprintf(w, "\nConsistency: a controller that makes one child per parent when it lists none (%d parents made while updated, then updated %d times a second by another client; %d workers; "+
-		"its watches held back %s by a proxy), with controller-runtime's cache or the syncers, the Manager's EnableReadYourWritesConsistency off or on; "+
+		"its watches held back %s by a proxy), with controller-runtime's cache or the syncers, the Manager's EnableReadYourWritesConsistency off or on, "+
+		"and the cache with the syncers beside it comparing every read (shadow-on: its memory is the two caches'; this part measures reads, not memory); "+
 		"reconciles and List times over %s after a 5 s warm-up, medians over the rounds:\n\n%s\n", ryowParents, ryowRate, ryowWorkers, ryowLag, ryowDuration, t.String())
 	fmt.Fprintf(w, "Consistency ratios:\n\n%s\n", driver.ComparisonTable(cs))
 }

@@ -16,21 +16,26 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/syncer-gen/syncer-gen/ctrlsyncer"
 	shopv1alpha1 "github.com/syncer-gen/syncer-gen/examples/crd/api/shop/v1alpha1"
 )
 
 // Contender is how the controller reads: with controller-runtime's cache
-// or with syncers, its Manager's EnableReadYourWritesConsistency off or on.
+// or with syncers, its Manager's EnableReadYourWritesConsistency off or on;
+// or from the cache with the syncers beside it, shadow reads comparing
+// every read (ctrlsyncer.WithShadowReads).
 type Contender struct {
 	Name    string
 	Syncers bool
 	Switch  bool
+	Shadow  bool
 }
 
-// Contenders are the four, in the bench's order.
+// Contenders are the five, in the bench's order.
 var Contenders = []Contender{
-	{"cache-off", false, false}, {"cache-on", false, true},
-	{"syncers-off", true, false}, {"syncers-on", true, true},
+	{Name: "cache-off"}, {Name: "cache-on", Switch: true},
+	{Name: "syncers-off", Syncers: true}, {Name: "syncers-on", Syncers: true, Switch: true},
+	{Name: "shadow-on", Syncers: true, Switch: true, Shadow: true},
 }
 
 // Outcome is what one run measured.
@@ -42,6 +47,9 @@ type Outcome struct {
 	ListP99    time.Duration
 	Made       int64 // children made
 	Dups       int   // parents with more than one child once settled
+	// Shadow reads (the shadow-on contender): reads compared, and those
+	// that differed past the lag bound.
+	ShadowCompared, ShadowDiffs int64
 }
 
 // warmup is the start of a run left out of its figures: the parents made
@@ -71,9 +79,12 @@ func Run(ctx context.Context, cfg *rest.Config, direct client.Client, ns string,
 		return Outcome{}, err
 	}
 	r := &Reconciler{}
-	if c.Syncers {
+	switch {
+	case c.Shadow:
+		err = r.SetupWithSyncers(mgr, ns, workers, ctrlsyncer.WithShadowReads(1, 5*time.Second))
+	case c.Syncers:
 		err = r.SetupWithSyncers(mgr, ns, workers)
-	} else {
+	default:
 		err = r.SetupWithManager(mgr, workers)
 	}
 	if err != nil {
@@ -114,12 +125,21 @@ func Run(ctx context.Context, cfg *rest.Config, direct client.Client, ns string,
 		return Outcome{}, fmt.Errorf("%s: %w", c.Name, err)
 	}
 	_, made := r.Reconciles()
+	var compared, differed int64
+	if sc, ok := r.Client.(*timed).Client.(*ctrlsyncer.Client); ok && c.Shadow {
+		rep := sc.ShadowReads()
+		for _, n := range rep.Counts {
+			compared += n
+		}
+		compared -= rep.Counts[ctrlsyncer.ShadowSkipped]
+		differed = rep.Counts[ctrlsyncer.ShadowDiffered]
+	}
 	cancel()
 	if err := <-ran; err != nil {
 		return Outcome{}, fmt.Errorf("%s: manager: %w", c.Name, err)
 	}
 	return Outcome{Contender: c.Name, Reconciles: during - before, PerSecond: float64(during-before) / took.Seconds(),
-		ListP50: p50, ListP99: p99, Made: made, Dups: dups}, nil
+		ListP50: p50, ListP99: p99, Made: made, Dups: dups, ShadowCompared: compared, ShadowDiffs: differed}, nil
 }
 
 // timed is a client whose Lists are timed.
