@@ -42,7 +42,7 @@ type loaded[T Object] struct {
 func (s *Syncer[T]) loadSnapshot() loaded[T] {
 	log := s.cfg.logger.WithValues("resource", s.res.String(), "path", s.cfg.snapshotPath)
 	started := time.Now()
-	objs, hdr, err := snapshotfile.Read(s.cfg.snapshotPath, s.snapshotHeader(), codecFor[T](s.res))
+	objs, hdr, err := snapshotfile.Read(s.cfg.snapshotPath, s.snapshotHeader(), codecFor[T]())
 	switch {
 	case errors.Is(err, snapshotfile.ErrMissing): // removed since Run looked
 		log.V(1).Info("no snapshot yet; starting cold")
@@ -77,7 +77,7 @@ func (s *Syncer[T]) saveSnapshot() (saved bool, err error) {
 	started := time.Now()
 	hdr := s.snapshotHeader()
 	hdr.ResourceVersion = rv
-	skipped, err := snapshotfile.Write(s.cfg.snapshotPath, hdr, codecFor[T](s.res), objs)
+	skipped, err := snapshotfile.Write(s.cfg.snapshotPath, hdr, codecFor[T](), objs)
 	for _, sk := range skipped {
 		s.cfg.logger.Error(sk.Err, "object not saved in the snapshot; the next start lists it from the server",
 			"resource", s.res.String(), "path", s.cfg.snapshotPath, "object", KeyOf(objs[sk.Index]).String())

@@ -15,8 +15,11 @@ import (
 )
 
 const (
-	magic           = "syncer-gen/snapshot\n"
-	Format          = 3 // 2: the header has the resourceVersion; 3: and the type's fingerprint
+	magic = "syncer-gen/snapshot\n"
+	// Format 2: the header has the resourceVersion; 3: and the type's
+	// fingerprint; 4: a protobuf object has its apiVersion and kind
+	// before it (see runtime's codecFor).
+	Format          = 4
 	maxHeaderLength = 64 << 10
 	MaxObjectLength = 256 << 20 // far above what an API server stores (etcd's limit is 1.5 MiB)
 )

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	goruntime "runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -117,6 +118,17 @@ func TestRefusesDamage(t *testing.T) {
 	b := slices.Clone(good)
 	b[len(magic)] = Format + 1 // the format version, one byte
 	refused("another format version", b)
+	// A file of the previous format, whole (its checksum right), is
+	// refused by its format, not misread: format 3's protobuf objects have
+	// no apiVersion and kind before them.
+	old := snapshotBody(t, 3)
+	old[len(magic)] = Format - 1
+	if err := os.WriteFile(bad, sealed(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Read(bad, testHeader(), codec); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("snapshot format %d", Format-1)) {
+		t.Errorf("a format-%d file: %v, want it refused by its format", Format-1, err)
+	}
 
 	if _, _, err := Read(filepath.Join(dir, "none"), testHeader(), codec); !errors.Is(err, ErrMissing) {
 		t.Errorf("missing file: %v, want ErrMissing", err)
