@@ -36,6 +36,7 @@ func (m *Metrics) For(resource string) runtime.Metrics {
 		readWaits:      m.readWaits.MustCurryWith(l),
 		readFailOpen:   m.readFailOpen.MustCurryWith(l),
 		driftRepairs:   m.driftRepairs.MustCurryWith(l),
+		notSaved:       m.notSaved.With(l),
 	}
 	// EventReceived is called for every object: look its counters up once.
 	for _, t := range []watch.EventType{watch.Added, watch.Modified, watch.Deleted, watch.Bookmark, watch.Error} {
@@ -67,9 +68,13 @@ type bound struct {
 	readWaits      prometheus.ObserverVec
 	readFailOpen   *prometheus.CounterVec
 	driftRepairs   *prometheus.CounterVec
+	notSaved       prometheus.Counter
 }
 
-var _ runtime.Metrics = (*bound)(nil)
+var (
+	_ runtime.Metrics         = (*bound)(nil)
+	_ runtime.SnapshotMetrics = (*bound)(nil)
+)
 
 func lower(s string) string { return strings.ToLower(s) }
 
@@ -154,3 +159,6 @@ func (b *bound) ReadWaited(op runtime.WaitOp, result runtime.WaitResult, waited 
 func (b *bound) DriftRepaired(reason runtime.Reason) {
 	b.driftRepairs.WithLabelValues(string(reason)).Inc()
 }
+
+// ObjectsNotSaved implements runtime.SnapshotMetrics.
+func (b *bound) ObjectsNotSaved(n int) { b.notSaved.Add(float64(n)) }

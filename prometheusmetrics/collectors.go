@@ -27,6 +27,7 @@ type Metrics struct {
 	readWaits      *prometheus.HistogramVec
 	readFailOpen   *prometheus.CounterVec
 	driftRepairs   *prometheus.CounterVec
+	notSaved       *prometheus.CounterVec
 }
 
 // Option configures New.
@@ -87,6 +88,7 @@ func New(reg prometheus.Registerer, opts ...Option) (*Metrics, error) {
 			waitBuckets, "resource", "operation", "result"),
 		readFailOpen: counter("read_wait_fail_open_total", "Waits for the store that returned at once because resourceVersions do not compare (the read may miss the program's own writes).", "resource", "operation"),
 		driftRepairs: counter("drift_repairs_total", "Objects a drift check found the store wrong about and repaired, by what was wrong (missing, stale, gone).", "resource", "reason"),
+		notSaved:     counter("snapshot_objects_not_saved_total", "Objects left out of a snapshot written, each time, because they could not be encoded (runtime.SnapshotMetrics).", "resource"),
 	}
 	for _, c := range m.collectors() {
 		if err := reg.Register(c); err != nil {
@@ -110,7 +112,7 @@ func (m *Metrics) collectors() []prometheus.Collector {
 		m.events, m.syncs, m.syncDuration, m.syncObjects, m.errors, m.mode, m.relists,
 		m.reconnects, m.objects, m.storeBytes, m.queueDepth, m.handlerWait, m.handlerLatency, m.handlerPanics, m.shardMode,
 		m.readWaits, m.readFailOpen,
-		m.driftRepairs,
+		m.driftRepairs, m.notSaved,
 	}
 }
 

@@ -27,6 +27,7 @@
 //	syncer_handler_wait_seconds{resource,handler}      from an event's arrival to its call
 //	syncer_handler_latency_seconds{resource,handler}   how long each call took
 //	syncer_handler_panics_total{resource,handler}      calls that panicked
+//	syncer_snapshot_objects_not_saved_total{resource}  objects left out of a snapshot written (runtime.SnapshotMetrics)
 //
 // The event type and every other label value are lower case ("added",
 // "watchlist", "forbidden", "expired").

@@ -48,6 +48,7 @@ func TestCallsLandInTheirSeries(t *testing.T) {
 	cms.DriftRepaired(runtime.ReasonDriftStale)
 	cms.DriftRepaired(runtime.ReasonDriftStale)
 	pods.DriftRepaired(runtime.ReasonDriftGone)
+	cms.(runtime.SnapshotMetrics).ObjectsNotSaved(2)
 
 	want := `
 # HELP syncer_events_total Events read from watch streams and LIST pages, by type.
@@ -101,10 +102,14 @@ syncer_read_wait_fail_open_total{operation="get",resource="configmaps/v1"} 1
 # TYPE syncer_drift_repairs_total counter
 syncer_drift_repairs_total{reason="stale",resource="configmaps/v1"} 2
 syncer_drift_repairs_total{reason="gone",resource="pods/v1"} 1
+# HELP syncer_snapshot_objects_not_saved_total Objects left out of a snapshot written, each time, because they could not be encoded (runtime.SnapshotMetrics).
+# TYPE syncer_snapshot_objects_not_saved_total counter
+syncer_snapshot_objects_not_saved_total{resource="configmaps/v1"} 2
+syncer_snapshot_objects_not_saved_total{resource="pods/v1"} 0
 `
 	names := []string{"syncer_events_total", "syncer_errors_total", "syncer_mode", "syncer_objects", "syncer_store_bytes", "syncer_syncs_total",
 		"syncer_relists_total", "syncer_reconnects_total", "syncer_handler_queue_depth", "syncer_handler_panics_total", "syncer_read_wait_fail_open_total",
-		"syncer_drift_repairs_total"}
+		"syncer_drift_repairs_total", "syncer_snapshot_objects_not_saved_total"}
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), names...); err != nil {
 		t.Error(err)
 	}

@@ -53,6 +53,21 @@ type Metrics interface {
 	DriftRepaired(reason Reason)
 }
 
+// SnapshotMetrics is what a Metrics may implement besides, to count the
+// objects a Syncer could not write to its snapshot (WithSnapshot). A
+// Syncer whose Metrics implement it calls it; Metrics itself is unchanged,
+// so that implementations written before it still compile. NopMetrics
+// and package prometheusmetrics implement it.
+type SnapshotMetrics interface {
+	// ObjectsNotSaved is called after a snapshot was written without n of
+	// the store's objects, which could not be encoded: a cycle, or a value
+	// in an interface that is not what JSON decodes into, that a transform
+	// made (nothing a server serves is refused). Each is logged with its
+	// key and why. They are left out of every snapshot they cannot be
+	// written to; the next start lists them from the server.
+	ObjectsNotSaved(n int)
+}
+
 // Reason tells why a Syncer relisted or reconnected.
 type Reason string
 
@@ -129,3 +144,6 @@ func (NopMetrics) ReadWaited(WaitOp, WaitResult, time.Duration) {}
 
 // DriftRepaired implements Metrics.
 func (NopMetrics) DriftRepaired(Reason) {}
+
+// ObjectsNotSaved implements SnapshotMetrics.
+func (NopMetrics) ObjectsNotSaved(int) {}

@@ -255,7 +255,11 @@ func WithIndex[T Object](name string, f func(T) []string) Option {
 // resourceVersion brings their changes (or, where the server no longer has
 // it, GETs do). A snapshot that cannot be read, or that
 // was saved for another server, resource, namespace, selector or type, is
-// logged and ignored: the sync is cold. Each Syncer needs a path of its own.
+// logged and ignored: the sync is cold. An object that cannot be written
+// (a transform put a cycle in it, or in an interface what JSON does not
+// decode into) is left out, logged and counted (SnapshotMetrics), and the
+// rest saved: the next start fetches it. Each object comes back as it was
+// stored, its apiVersion and kind included. Each Syncer needs a path of its own.
 func WithSnapshot(path string) Option { return func(c *config) { c.snapshotPath = path } }
 
 // WithSnapshotInterval sets how often a synced Syncer saves its snapshot

@@ -42,7 +42,7 @@ type loaded[T Object] struct {
 func (s *Syncer[T]) loadSnapshot() loaded[T] {
 	log := s.cfg.logger.WithValues("resource", s.res.String(), "path", s.cfg.snapshotPath)
 	started := time.Now()
-	objs, hdr, err := snapshotfile.Read(s.cfg.snapshotPath, s.snapshotHeader(), codecFor[T](s.res))
+	objs, hdr, err := snapshotfile.Read(s.cfg.snapshotPath, s.snapshotHeader(), codecFor[T]())
 	switch {
 	case errors.Is(err, snapshotfile.ErrMissing): // removed since Run looked
 		log.V(1).Info("no snapshot yet; starting cold")
@@ -61,7 +61,12 @@ func (s *Syncer[T]) loadSnapshot() loaded[T] {
 }
 
 // saveSnapshot writes the store to the snapshot file when it holds a
-// consistent state of the server; saved is false when it did not.
+// consistent state of the server; saved is false when it did not. An
+// object that cannot be written (a transform made a cycle in it, or put
+// in an interface what JSON does not decode into) is left out and the
+// rest saved: each is logged, and counted by metrics that implement
+// SnapshotMetrics; the next start lists it from the server (see
+// warmSync).
 func (s *Syncer[T]) saveSnapshot() (saved bool, err error) {
 	s.saving.Lock()
 	defer s.saving.Unlock()
@@ -72,11 +77,20 @@ func (s *Syncer[T]) saveSnapshot() (saved bool, err error) {
 	started := time.Now()
 	hdr := s.snapshotHeader()
 	hdr.ResourceVersion = rv
-	if err := snapshotfile.Write(s.cfg.snapshotPath, hdr, codecFor[T](s.res), objs); err != nil {
+	skipped, err := snapshotfile.Write(s.cfg.snapshotPath, hdr, codecFor[T](), objs)
+	for _, sk := range skipped {
+		s.cfg.logger.Error(sk.Err, "object not saved in the snapshot; the next start lists it from the server",
+			"resource", s.res.String(), "path", s.cfg.snapshotPath, "object", KeyOf(objs[sk.Index]).String())
+	}
+	if m, ok := s.cfg.metrics.(SnapshotMetrics); ok && len(skipped) > 0 && err == nil {
+		m.ObjectsNotSaved(len(skipped))
+	}
+	if err != nil {
 		return false, err
 	}
 	s.cfg.logger.V(1).Info("snapshot saved", "resource", s.res.String(), "path", s.cfg.snapshotPath,
-		"objects", len(objs), "resourceVersion", rv, "took", time.Since(started).Round(time.Millisecond))
+		"objects", len(objs)-len(skipped), "notSaved", len(skipped), "resourceVersion", rv,
+		"took", time.Since(started).Round(time.Millisecond))
 	return true, nil
 }
 

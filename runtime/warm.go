@@ -65,7 +65,9 @@ const maxWarmFailures = 5
 //     as after any sync. The watch is the live watch: no object is read
 //     twice, and the server sends only what changed.
 //  3. Where it does not (410 Gone: the snapshot is older than the server's
-//     window, or the server restarted), the objects whose state the
+//     window, or the server restarted), or where the snapshot lacks an
+//     object whose state at L is not newer than S (one that could not be
+//     saved: the watch from S has no event of it), the objects whose state the
 //     snapshot lacks are fetched by GET in a state not older than L, and a
 //     watch from L follows. A fetched state newer than L makes the store
 //     run ahead of L for that object until the watch delivers that change;
@@ -252,9 +254,16 @@ func (s *Syncer[T]) warmSync(ctx context.Context, loading <-chan loaded[T]) (res
 		had = func(k Key) (T, bool) { o, ok := snap.objs[k]; delete(snap.objs, k); return o, ok }
 	}
 	w := &warmState[T]{list: rv, pending: map[Key]string{}, started: started}
-	kept, gone := 0, 0
+	// unsaved counts the listed objects the snapshot lacks though their
+	// state is not newer than it: left out of it because they could not
+	// be written (see saveSnapshot). The watch from the snapshot's
+	// resourceVersion has no event of them to deliver: they are fetched.
+	kept, gone, unsaved := 0, 0, 0
 	for _, m := range items {
 		old, ok := had(m.key)
+		if !ok && !live && snap.rv != "" && compareRV(m.rv, snap.rv) <= 0 {
+			unsaved++
+		}
 		switch {
 		case ok && old.GetUID() == m.uid && old.GetResourceVersion() == m.rv:
 			s.cfg.metrics.EventReceived(watch.Added)
@@ -282,7 +291,9 @@ func (s *Syncer[T]) warmSync(ctx context.Context, loading <-chan loaded[T]) (res
 	w.objects = kept + len(w.pending)
 	s.progress.estimate.Store(int64(w.objects))
 	changed := len(w.pending)
-	watchable := !live && snap.rv != "" && compareRV(snap.rv, rv) <= 0 // not newer than the LIST (etcd restored from a backup)
+	// The snapshot not newer than the LIST (etcd restored from a backup),
+	// and every object it lacks changed since.
+	watchable := !live && snap.rv != "" && compareRV(snap.rv, rv) <= 0 && unsaved == 0
 	switch {
 	case !integerRV(rv) || snap.rv != "" && !integerRV(snap.rv):
 		log.Info("warm resync: the server's resourceVersions are not integers, so changes cannot be ordered; going on cold",
@@ -293,7 +304,7 @@ func (s *Syncer[T]) warmSync(ctx context.Context, loading <-chan loaded[T]) (res
 			"unchanged", kept, "changed", changed, "gone", gone)
 		return result{}, true
 	}
-	log.V(1).Info("warm resync", "fromStore", live, "unchanged", kept, "changed", changed, "gone", gone,
+	log.V(1).Info("warm resync", "fromStore", live, "unchanged", kept, "changed", changed, "gone", gone, "notInSnapshot", unsaved,
 		"listResourceVersion", rv, "snapshotResourceVersion", snap.rv)
 	s.warm = w
 	if watchable {

@@ -10,6 +10,9 @@
 //   - A file that is truncated, damaged, of another format or of another
 //     owner (Header.Mismatch) is refused as a whole: Read returns an error
 //     and nothing of it may be used.
+//   - An object the codec cannot encode is left out, and the others
+//     written: Write returns those it left out, and the header counts
+//     the objects the file holds.
 //   - Nothing of a file is decoded before its checksum has been verified,
 //     and what Read allocates is bounded by the file's size, whatever the
 //     file claims.

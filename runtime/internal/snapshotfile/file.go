@@ -15,8 +15,11 @@ import (
 )
 
 const (
-	magic           = "syncer-gen/snapshot\n"
-	Format          = 3 // 2: the header has the resourceVersion; 3: and the type's fingerprint
+	magic = "syncer-gen/snapshot\n"
+	// Format 2: the header has the resourceVersion; 3: and the type's
+	// fingerprint; 4: a protobuf object has its apiVersion and kind
+	// before it (see runtime's codecFor).
+	Format          = 4
 	maxHeaderLength = 64 << 10
 	MaxObjectLength = 256 << 20 // far above what an API server stores (etcd's limit is 1.5 MiB)
 )
@@ -68,62 +71,103 @@ func (h Header) Mismatch(want Header) string {
 	return ""
 }
 
+// Skipped is an object that Write left out of the file: its codec could
+// not encode it.
+type Skipped struct {
+	Index int // in the objects given to Write
+	Err   error
+}
+
 // Write writes objs to path under hdr: into a new file in the same
 // folder (mode 0600: objects may be Secrets), object by object, synced,
 // then renamed over path, so that path holds either the old snapshot or the
 // whole new one.
-func Write[T any](path string, hdr Header, codec Codec[T], objs []T) (err error) {
+//
+// An object the codec cannot encode is left out, and the others written:
+// Write returns those it left out, each with the codec's error, and the
+// header counts the objects written. Finding one costs a second pass (the
+// count is in the header, before the objects): the first stops writing at
+// it and only encodes the rest, to find any other, and the file is then
+// written without them.
+func Write[T any](path string, hdr Header, codec Codec[T], objs []T) ([]Skipped, error) {
+	skipped, err := write(path, hdr, codec, objs, nil)
+	if err != nil || len(skipped) == 0 {
+		return nil, err
+	}
+	if _, err := write(path, hdr, codec, objs, skipped); err != nil {
+		return skipped, err
+	}
+	return skipped, nil
+}
+
+// write writes the file without the objects of skip (in the order of their
+// indexes). With skip nil, an object the codec cannot encode ends the
+// writing: the others are only encoded, and those that fail returned, with
+// no file written. With skip given, one is an error.
+func write[T any](path string, hdr Header, codec Codec[T], objs []T, skip []Skipped) (failed []Skipped, err error) {
 	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-*")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer func() {
-		if err != nil {
+		if err != nil || len(failed) > 0 {
 			f.Close()
 			os.Remove(f.Name())
 		}
 	}()
 	if err := f.Chmod(0o600); err != nil {
-		return err
+		return nil, err
 	}
 	crc := crc32.New(crcTable)
 	w := bufio.NewWriterSize(io.MultiWriter(f, crc), 256<<10)
-	hdr.Objects, hdr.Encoding = len(objs), codec.Name
+	hdr.Objects, hdr.Encoding = len(objs)-len(skip), codec.Name
 	head, err := json.Marshal(hdr)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	w.WriteString(magic)
 	writeUvarint(w, Format)
 	writeFrame(w, head)
 	var buf []byte
 	for i, o := range objs {
-		if buf, err = codec.Encode(o, buf); err != nil {
-			return fmt.Errorf("encoding object %d of %d: %w", i+1, len(objs), err)
+		if len(skip) > 0 && skip[0].Index == i {
+			skip = skip[1:]
+			continue
 		}
-		writeFrame(w, buf)
+		buf, err = codec.Encode(o, buf)
+		switch {
+		case err != nil && skip != nil:
+			return nil, fmt.Errorf("encoding object %d of %d: %w", i+1, len(objs), err)
+		case err != nil:
+			failed = append(failed, Skipped{Index: i, Err: err})
+		case len(failed) == 0:
+			writeFrame(w, buf)
+		}
+	}
+	if len(failed) > 0 {
+		return failed, nil
 	}
 	writeUvarint(w, 0)
 	if err := w.Flush(); err != nil {
-		return err
+		return nil, err
 	}
 	if err := binary.Write(f, binary.BigEndian, crc.Sum32()); err != nil {
-		return err
+		return nil, err
 	}
 	if err := f.Sync(); err != nil {
-		return err
+		return nil, err
 	}
 	if err := f.Close(); err != nil {
-		return err
+		return nil, err
 	}
 	if err := os.Rename(f.Name(), path); err != nil {
-		return err
+		return nil, err
 	}
 	if d, err := os.Open(filepath.Dir(path)); err == nil { // make the rename durable
 		d.Sync()
 		d.Close()
 	}
-	return nil
+	return nil, nil
 }
 
 func writeUvarint(w *bufio.Writer, n uint64) {
@@ -170,7 +214,7 @@ func Read[T any](path string, want Header, codec Codec[T]) ([]T, Header, error) 
 		return nil, hdr, errors.New("not a syncer-gen snapshot")
 	}
 	if v, err := r.uvarint(); err != nil || v != Format {
-		return nil, hdr, fmt.Errorf("snapshot format %d, this runtime reads format %d", v, Format)
+		return nil, hdr, fmt.Errorf("snapshot format %d (another syncer-gen version's), this runtime reads format %d only", v, Format)
 	}
 	head, err = r.frame(maxHeaderLength, head)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	goruntime "runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -50,7 +51,7 @@ func TestRoundTrip(t *testing.T) {
 	objs := testObjects(50)
 	saved := testHeader()
 	saved.ResourceVersion = "59"
-	if err := Write(path, saved, testCodec, objs); err != nil {
+	if _, err := Write(path, saved, testCodec, objs); err != nil {
 		t.Fatal(err)
 	}
 	fi, err := os.Stat(path)
@@ -80,7 +81,7 @@ func TestRefusesDamage(t *testing.T) {
 	codec := testCodec
 	dir := t.TempDir()
 	path := filepath.Join(dir, "s")
-	if err := Write(path, testHeader(), codec, testObjects(3)); err != nil {
+	if _, err := Write(path, testHeader(), codec, testObjects(3)); err != nil {
 		t.Fatal(err)
 	}
 	good, err := os.ReadFile(path)
@@ -117,6 +118,17 @@ func TestRefusesDamage(t *testing.T) {
 	b := slices.Clone(good)
 	b[len(magic)] = Format + 1 // the format version, one byte
 	refused("another format version", b)
+	// A file of the previous format, whole (its checksum right), is
+	// refused by its format, not misread: format 3's protobuf objects have
+	// no apiVersion and kind before them.
+	old := snapshotBody(t, 3)
+	old[len(magic)] = Format - 1
+	if err := os.WriteFile(bad, sealed(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Read(bad, testHeader(), codec); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("snapshot format %d", Format-1)) {
+		t.Errorf("a format-%d file: %v, want it refused by its format", Format-1, err)
+	}
 
 	if _, _, err := Read(filepath.Join(dir, "none"), testHeader(), codec); !errors.Is(err, ErrMissing) {
 		t.Errorf("missing file: %v, want ErrMissing", err)
@@ -137,24 +149,25 @@ func TestHeaderMismatch(t *testing.T) {
 }
 
 // A snapshot that fails midway leaves the previous one whole and no
-// temporary file behind.
+// temporary file behind: here an encoder that fails an object on the
+// first pass (left out) and another on the second, which is an error.
 func TestWriteIsAtomic(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "s")
 	codec := testCodec
-	if err := Write(path, testHeader(), codec, testObjects(3)); err != nil {
+	if _, err := Write(path, testHeader(), codec, testObjects(3)); err != nil {
 		t.Fatal(err)
 	}
 	failing := codec
 	n := 0
 	failing.Encode = func(o *corev1.ConfigMap, buf []byte) ([]byte, error) {
-		if n++; n == 5 {
+		if n++; n == 5 || n == 12 {
 			return nil, errors.New("no")
 		}
 		return codec.Encode(o, buf)
 	}
-	if err := Write(path, testHeader(), failing, testObjects(10)); err == nil {
-		t.Fatal("no error from a failing encoder")
+	if _, err := Write(path, testHeader(), failing, testObjects(10)); err == nil {
+		t.Fatal("no error from an encoder that fails on the second pass")
 	}
 	objs, _, err := Read(path, testHeader(), codec)
 	if err != nil || len(objs) != 3 {
@@ -165,10 +178,49 @@ func TestWriteIsAtomic(t *testing.T) {
 	}
 }
 
+// An object the codec cannot encode (issue 42, defect 9: a value that
+// truly cannot be saved) is left out and returned with its error; the
+// others are saved, and the header counts them.
+func TestUnencodableObjectsAreLeftOut(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s")
+	bad := errors.New("cannot be encoded")
+	codec := testCodec
+	codec.Encode = func(o *corev1.ConfigMap, buf []byte) ([]byte, error) {
+		if o.Name == "cm-3" || o.Name == "cm-7" {
+			return buf, bad
+		}
+		return testCodec.Encode(o, buf)
+	}
+	in := testObjects(10)
+	skipped, err := Write(path, testHeader(), codec, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(skipped) != 2 || skipped[0].Index != 3 || skipped[1].Index != 7 || !errors.Is(skipped[0].Err, bad) || !errors.Is(skipped[1].Err, bad) {
+		t.Fatalf("left out %+v, want objects 3 and 7", skipped)
+	}
+	objs, hdr, err := Read(path, testHeader(), testCodec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, o := range objs {
+		names = append(names, o.Name)
+	}
+	want := []string{"cm-0", "cm-1", "cm-2", "cm-4", "cm-5", "cm-6", "cm-8", "cm-9"}
+	if !slices.Equal(names, want) || hdr.Objects != len(want) {
+		t.Errorf("read %v (header: %d objects), want %v", names, hdr.Objects, want)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("files left: %v", entries)
+	}
+}
+
 // snapshotBody is a snapshot file without its checksum; sealed adds it.
 func snapshotBody(t testing.TB, n int) []byte {
 	path := filepath.Join(t.TempDir(), "s")
-	if err := Write(path, testHeader(), testCodec, testObjects(n)); err != nil {
+	if _, err := Write(path, testHeader(), testCodec, testObjects(n)); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(path)

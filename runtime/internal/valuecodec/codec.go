@@ -6,14 +6,30 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
+	"strings"
 	"time"
 	"unsafe"
 )
 
 var timeType = reflect.TypeFor[time.Time]()
 
-// maxDepth bounds nesting, in writing and reading alike.
-const maxDepth = 100
+// maxDepth bounds nesting, in writing and reading alike, in steps: a
+// struct's field, a slice's or array's element, a map's key or value, a
+// pointer's target and an interface's value are each one step deeper.
+// kube-apiserver and encoding/json accept JSON nested 10,000 levels deep;
+// such a value takes 2 steps a level in a map[string]any (the map's value,
+// the interface's), and at most 4 in a typed value (a union type such as
+// apiextensions' JSONSchemaPropsOrArray: a field, its pointer, the union's
+// field, its pointer). So anything a server serves is within the bound,
+// and what is deeper is refused (ErrTooDeep), not a stack overflow.
+const maxDepth = 1 << 16
+
+// cycleDepth is the depth past which the encoder looks for cycles: a
+// pointer, map or slice met again inside itself. Below it (every object
+// a server serves but the deepest) it costs nothing; a cycle, which
+// repeats without end, always passes it.
+const cycleDepth = 1000
 
 // Append appends the encoding of *v to dst. v must be a non-nil pointer.
 func Append(dst []byte, v any) ([]byte, error) {
@@ -23,8 +39,8 @@ func Append(dst []byte, v any) ([]byte, error) {
 	}
 	e := encoder{buf: dst}
 	if err := e.value(rv.Elem(), 0); err != nil {
-		if pe, ok := err.(*PathError); ok && pe.Path == "" {
-			pe.Path = "."
+		if pe, ok := err.(*PathError); ok {
+			pe.join()
 		}
 		return dst, err
 	}
@@ -53,17 +69,45 @@ type PathError struct {
 	Path string // from the top value: .Spec.Items[3].Extra
 	Type reflect.Type
 	Err  error
+	// steps are the steps of Path, innermost first, as the recursion
+	// returns through them (see within); join makes Path of them, in
+	// time linear in its length.
+	steps []string
 }
 
+func (e *PathError) join() {
+	var b strings.Builder
+	for _, s := range slices.Backward(e.steps) {
+		b.WriteString(s)
+	}
+	e.Path, e.steps = b.String(), nil
+	if e.Path == "" {
+		e.Path = "."
+	}
+}
+
+// Error names the path; a path of thousands of steps (a value nested that
+// deep) by its start and end.
 func (e *PathError) Error() string {
-	return fmt.Sprintf("valuecodec: %s (%s): %v", e.Path, e.Type, e.Err)
+	const shown = 120
+	path := e.Path
+	if len(path) > 2*shown {
+		path = fmt.Sprintf("%s...(%d bytes)...%s", path[:shown], len(path)-2*shown, path[len(path)-shown:])
+	}
+	return fmt.Sprintf("valuecodec: %s (%s): %v", path, e.Type, e.Err)
 }
 
 func (e *PathError) Unwrap() error { return e.Err }
 
 var (
 	ErrNotData = errors.New("not data: a func, chan or unsafe pointer, or an interface holding other than what JSON decodes into one")
-	ErrCycle   = errors.New("nesting deeper than 100 (a pointer cycle?)")
+	// ErrCycle: a pointer, map or slice that holds itself, through any
+	// number of steps. Nothing decoded from JSON does; a transform may make
+	// one.
+	ErrCycle = errors.New("a cycle: a pointer, map or slice that holds itself")
+	// ErrTooDeep: nesting deeper than maxDepth steps, far deeper than JSON's
+	// 10,000 levels.
+	ErrTooDeep = fmt.Errorf("nesting deeper than %d steps", maxDepth)
 )
 
 // writable returns v without the read-only mark of unexported fields, so
@@ -79,7 +123,55 @@ func writable(v reflect.Value) (reflect.Value, bool) {
 	return reflect.NewAt(v.Type(), unsafe.Pointer(v.UnsafeAddr())).Elem(), true
 }
 
-type encoder struct{ buf []byte }
+type encoder struct {
+	buf []byte
+	// onPath holds the pointers, maps and slices being written, from
+	// cycleDepth down (see deep); nil until a value is that deep.
+	onPath map[ref]struct{}
+}
+
+// ref names a pointer, map or slice: where it points, its length (a
+// slice's: two slices of one array differ by it) and its type (a struct
+// and its first field share an address).
+type ref struct {
+	p unsafe.Pointer
+	n int
+	t reflect.Type
+}
+
+// deep writes what v, a non-nil pointer, map or slice past cycleDepth,
+// holds, failing if v is being written already, further up: a cycle.
+// Values above cycleDepth (those of every day) do not come here, and cost
+// nothing for it.
+func (e *encoder) deep(v reflect.Value, depth int) error {
+	if e.onPath == nil {
+		e.onPath = map[ref]struct{}{}
+	}
+	r := e.ref(v)
+	if _, ok := e.onPath[r]; ok {
+		return e.fail(v, ErrCycle)
+	}
+	e.onPath[r] = struct{}{}
+	var err error
+	switch v.Kind() {
+	case reflect.Pointer:
+		err = e.value(v.Elem(), depth+1)
+	case reflect.Map:
+		err = e.entries(v, depth)
+	default:
+		err = e.elems(v, depth)
+	}
+	delete(e.onPath, r)
+	return err
+}
+
+func (e *encoder) ref(v reflect.Value) ref {
+	r := ref{p: v.UnsafePointer(), t: v.Type()}
+	if v.Kind() == reflect.Slice {
+		r.n = v.Len()
+	}
+	return r
+}
 
 // fail is an error at v; the callers above it prepend their part of the
 // path (within), so that the path costs nothing unless there is an error.
@@ -90,7 +182,7 @@ func (e *encoder) fail(v reflect.Value, err error) error {
 // within prefixes the path of err, a *PathError, with step.
 func within(err error, step func() string) error {
 	if pe, ok := err.(*PathError); ok {
-		pe.Path = step() + pe.Path
+		pe.steps = append(pe.steps, step())
 	}
 	return err
 }
@@ -109,7 +201,7 @@ func (e *encoder) length(v reflect.Value) bool {
 
 func (e *encoder) value(v reflect.Value, depth int) error {
 	if depth > maxDepth {
-		return e.fail(v, ErrCycle)
+		return e.fail(v, ErrTooDeep)
 	}
 	switch v.Kind() {
 	case reflect.Bool:
@@ -139,6 +231,9 @@ func (e *encoder) value(v reflect.Value, depth int) error {
 			e.buf = append(e.buf, v.Bytes()...)
 			return nil
 		}
+		if depth >= cycleDepth {
+			return e.deep(v, depth)
+		}
 		return e.elems(v, depth)
 	case reflect.Array:
 		return e.elems(v, depth)
@@ -146,20 +241,19 @@ func (e *encoder) value(v reflect.Value, depth int) error {
 		if !e.length(v) {
 			return nil
 		}
-		for it := v.MapRange(); it.Next(); {
-			if err := e.value(it.Key(), depth+1); err != nil {
-				return within(err, func() string { return "[key]" })
-			}
-			if err := e.value(it.Value(), depth+1); err != nil {
-				return within(err, func() string { return fmt.Sprintf("[%v]", it.Key()) })
-			}
+		if depth >= cycleDepth {
+			return e.deep(v, depth)
 		}
+		return e.entries(v, depth)
 	case reflect.Pointer:
 		if v.IsNil() {
 			e.buf = append(e.buf, 0)
 			return nil
 		}
-		e.buf = append(e.buf, 1) // a cycle ends at maxDepth
+		e.buf = append(e.buf, 1)
+		if depth >= cycleDepth {
+			return e.deep(v, depth)
+		}
 		return e.value(v.Elem(), depth+1)
 	case reflect.Struct:
 		return e.structure(v, depth)
@@ -175,6 +269,19 @@ func (e *encoder) value(v reflect.Value, depth int) error {
 			return nil
 		}
 		return e.fail(v, ErrNotData)
+	}
+	return nil
+}
+
+// entries writes the keys and values of the map v.
+func (e *encoder) entries(v reflect.Value, depth int) error {
+	for it := v.MapRange(); it.Next(); {
+		if err := e.value(it.Key(), depth+1); err != nil {
+			return within(err, func() string { return "[key]" })
+		}
+		if err := e.value(it.Value(), depth+1); err != nil {
+			return within(err, func() string { return fmt.Sprintf("[%v]", it.Key()) })
+		}
 	}
 	return nil
 }

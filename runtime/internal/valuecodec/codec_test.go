@@ -204,3 +204,84 @@ func BenchmarkCodec(b *testing.B) {
 		b.ReportMetric(float64(len(buf)), "bytes/object")
 	})
 }
+
+// nested returns a map[string]any nested levels deep, as JSON decodes
+// {"a":{"a":...{"leaf":[1,"x"]}...}}.
+func nested(levels int) map[string]any {
+	m := map[string]any{"leaf": []any{int64(1), "x"}}
+	for range levels - 1 {
+		m = map[string]any{"a": m, "n": int64(levels)}
+	}
+	return m
+}
+
+// Deep objects (issue 42, defect 9): what a server serves, an object
+// nested up to the 10,000 levels of JSON, is written and read back
+// exactly: an unstructured object under spec 60 and 5,000 levels deep,
+// and a []any of as many levels.
+func TestDeepObjectsAreSaved(t *testing.T) {
+	type unstructured struct{ Object map[string]any }
+	for _, levels := range []int{60, 5000, 10000} {
+		in := &unstructured{Object: map[string]any{"apiVersion": "x/v1", "kind": "Deep", "spec": nested(levels)}}
+		var list any = []any{"leaf"}
+		for range levels - 1 {
+			list = []any{list, nil}
+		}
+		in.Object["list"] = list
+		b, err := Append(nil, in)
+		if err != nil {
+			t.Fatalf("%d levels: %v", levels, err)
+		}
+		var out unstructured
+		if err := Decode(b, &out); err != nil {
+			t.Fatalf("%d levels: %v", levels, err)
+		}
+		if !reflect.DeepEqual(in, &out) {
+			t.Fatalf("%d levels: the round trip changed the value", levels)
+		}
+	}
+	// Past any JSON a server serves, a bound, not a stack overflow.
+	if _, err := Append(nil, &unstructured{Object: nested(maxDepth / 2)}); !errors.Is(err, ErrTooDeep) {
+		t.Errorf("%d levels: err %v, want ErrTooDeep", maxDepth/2, err)
+	}
+}
+
+// A value that holds itself (a map, a slice or a pointer, as a transform
+// may make it; nothing decoded from JSON does) is refused as a cycle, with
+// its path, whatever its depth; the same map met twice but not inside
+// itself is no cycle.
+func TestCyclesAreRefused(t *testing.T) {
+	type node struct {
+		Name string
+		Next *node
+	}
+	selfMap := map[string]any{"spec": nil}
+	selfMap["spec"] = map[string]any{"loop": selfMap}
+	deepLoop := nested(1500)
+	inner := deepLoop
+	for inner["a"] != nil {
+		inner = inner["a"].(map[string]any)
+	}
+	inner["back"] = deepLoop
+	selfList := []any{nil}
+	selfList[0] = selfList
+	ring := &node{Name: "a", Next: &node{Name: "b"}}
+	ring.Next.Next = ring
+	for name, v := range map[string]any{
+		"map":          &struct{ Object map[string]any }{selfMap},
+		"deep map":     &struct{ Object map[string]any }{deepLoop},
+		"slice":        &struct{ Object any }{selfList},
+		"pointer ring": ring,
+	} {
+		_, err := Append(nil, v)
+		var pe *PathError
+		if !errors.Is(err, ErrCycle) || !errors.As(err, &pe) || pe.Path == "" {
+			t.Errorf("%s: err %v, want ErrCycle with a path", name, err)
+		}
+	}
+	shared := nested(1200)
+	twice := &struct{ A, B map[string]any }{shared, shared}
+	if _, err := Append(nil, twice); err != nil {
+		t.Errorf("one map twice, not inside itself: %v", err)
+	}
+}

@@ -93,7 +93,7 @@ func settable(v reflect.Value) reflect.Value {
 
 func (d *decoder) value(v reflect.Value, depth int) error {
 	if depth > maxDepth {
-		return malformed("nesting deeper than %d", maxDepth)
+		return malformed("nesting deeper than %d steps", maxDepth)
 	}
 	v = settable(v)
 	switch v.Kind() {

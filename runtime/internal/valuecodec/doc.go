@@ -14,8 +14,15 @@
 // into one (nil, bool, int64, float64, string, []any, map[string]any).
 // What it refuses, with an error naming the field's path: any other value
 // in an interface (a runtime.Object in a RawExtension is behaviour, not
-// data), a func, chan or unsafe pointer that is not nil, and nesting
-// deeper than 100 (a pointer cycle). Two pointers to one value are read back as two values.
+// data), a func, chan or unsafe pointer that is not nil, a cycle (a
+// pointer, map or slice that holds itself: ErrCycle), and nesting deeper
+// than 65,536 steps (ErrTooDeep), each field, element, map entry, pointer
+// and interface a step. Nothing a server serves is refused: JSON nested
+// 10,000 levels deep (what kube-apiserver and encoding/json accept) is at
+// most 40,000 steps, and nothing decoded from JSON holds a cycle. Cycles
+// are looked for only past 1,000 steps, so that writing the values of
+// every day costs nothing for it. Two pointers to one value are read back
+// as two values.
 //
 // Reading is bounded: a length or count is checked against the bytes left
 // before anything is allocated for it, so that n bytes of input never
