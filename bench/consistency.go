@@ -120,6 +120,9 @@ func consistencyComparisons(runs []childload.Outcome) []driver.Comparison {
 		return nil
 	}
 	m := consistencyMedians(runs)
+	if _, ok := m["shadow-on"]; !ok { // a run of the part before it had the contender
+		m["shadow-on"] = ryowMedians{rate: math.NaN(), p99: math.NaN(), shadowDiffs: math.NaN()}
+	}
 	ratio := func(a, b float64) float64 {
 		if b == 0 {
 			return math.NaN()

@@ -50,6 +50,7 @@ var machineKeys = []string{"time_vs_floor", "rss_vs_keepall", "rss_vs_clientgo",
 	"proj_time_vs_floor_read", "proj_rss_vs_clientgo_strip", "proj_cpu_per_event_vs_floor_decode", "proj_crd_time_vs_full", "proj_crd_rss_vs_full",
 	"idle_rss_ours", "idle_rss_clientgo", "idle_rss_floor", "idle_rss_cr_cache", "idle_rss_cr_syncer", "agent_idle_rss", "agent_rss",
 	"ryow_dups", "ryow_reconcile_time_vs_off", "ryow_wait_p99_vs_cache", "ryow_cache_reconcile_time_vs_off",
+	"shadow_read_p99_vs_cache", "shadow_reconcile_time_vs_cache", "shadow_differences",
 	"meta_time_vs_best_peer", "meta_rss_vs_best_peer", "meta_server_cpu_vs_best_peer", "meta_bytes_vs_full",
 	"unstructured_time_vs_dynamic", "unstructured_rss_vs_dynamic", "idle_rss_dynamic"}
 

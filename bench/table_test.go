@@ -50,6 +50,7 @@ func TestMachineLine(t *testing.T) {
 		"proj_time_vs_floor_read=1.10 proj_rss_vs_clientgo_strip=0.20 proj_cpu_per_event_vs_floor_decode=0.80 proj_crd_time_vs_full=0.40 proj_crd_rss_vs_full=0.25 " +
 		"idle_rss_ours=12.50 idle_rss_clientgo=21.00 idle_rss_floor=11.44 idle_rss_cr_cache=33.00 idle_rss_cr_syncer=35.00 agent_idle_rss=15.50 agent_rss=25.00 " +
 		"ryow_dups=0 ryow_reconcile_time_vs_off=1.05 ryow_wait_p99_vs_cache=0.20 ryow_cache_reconcile_time_vs_off=10.00 " +
+		"shadow_read_p99_vs_cache=1.10 shadow_reconcile_time_vs_cache=1.05 shadow_differences=0 " +
 		"meta_time_vs_best_peer=0.75 meta_rss_vs_best_peer=0.90 meta_server_cpu_vs_best_peer=1.25 meta_bytes_vs_full=0.01 " +
 		"unstructured_time_vs_dynamic=0.30 unstructured_rss_vs_dynamic=0.75 idle_rss_dynamic=23.50"
 	// The best peer of each figure, of those run as their users run them
@@ -67,6 +68,7 @@ func TestMachineLine(t *testing.T) {
 		{Contender: "cache-on", PerSecond: 10, ListP99: 500 * time.Millisecond},
 		{Contender: "syncers-off", PerSecond: 105, ListP99: time.Millisecond, Dups: 40},
 		{Contender: "syncers-on", PerSecond: 100, ListP99: 100 * time.Millisecond},
+		{Contender: "shadow-on", PerSecond: 9.5, ListP99: 550 * time.Millisecond, ShadowCompared: 400, ShadowDiffs: 0},
 	}
 	projPods := []driver.Summary{
 		{Contender: floorRead, SyncSeconds: 2, HWMSyncMiB: 30},
