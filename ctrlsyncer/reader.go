@@ -57,6 +57,7 @@ type store struct {
 	gvk      schema.GroupVersionKind
 	typeMeta metav1.TypeMeta // gvk's, its apiVersion made once
 	typ      string          // the syncer's type, as the cache's errors name it (%T): *v1.Pod
+	share    bool            // reads hand out the store's objects (the cache's UnsafeDisableDeepCopy for the type)
 	started  func() bool
 	get      func(namespace, name string) (client.Object, bool)
 	list     func(namespace string) []client.Object               // "": every namespace
@@ -132,6 +133,16 @@ func register[T client.Object](r *Reader, s *runtime.Syncer[T], started func() b
 	}
 }
 
+// shareObjects makes the reads of kind k hand out the store's objects, as
+// the cache's UnsafeDisableDeepCopy for the type does.
+func (r *Reader) shareObjects(k kind) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if s := r.byType[k]; s != nil {
+		s.share = true
+	}
+}
+
 // storeOf returns the store of objects of kind k, nil if no syncer serves
 // them.
 func (r *Reader) storeOf(k kind) *store {
@@ -193,7 +204,7 @@ func (r *Reader) Get(ctx context.Context, key client.ObjectKey, obj client.Objec
 	}
 	var g client.GetOptions
 	g.ApplyOptions(opts)
-	if !r.shared(g.UnsafeDisableDeepCopy) {
+	if !r.shared(s, g.UnsafeDisableDeepCopy) {
 		o = o.DeepCopyObject().(client.Object)
 	}
 	reflect.ValueOf(obj).Elem().Set(reflect.ValueOf(o).Elem())
@@ -211,8 +222,10 @@ func (s *store) setKind(obj client.Object) {
 	obj.GetObjectKind().SetGroupVersionKind(s.gvk)
 }
 
-// shared tells whether a call hands out the stores' objects.
-func (r *Reader) shared(unsafe *bool) bool { return r.share || unsafe != nil && *unsafe }
+// shared tells whether a call of s hands out the store's objects.
+func (r *Reader) shared(s *store, unsafe *bool) bool {
+	return r.share || s.share || unsafe != nil && *unsafe
+}
 
 // List fills list (a typed list, e.g. *WidgetList) with the objects of the
 // syncer of its items' type that match opts, once that syncer has synced:
@@ -263,7 +276,7 @@ func (r *Reader) List(ctx context.Context, list client.ObjectList, opts ...clien
 			kept = append(kept, o)
 		}
 	}
-	share := r.shared(lo.UnsafeDisableDeepCopy)
+	share := r.shared(s, lo.UnsafeDisableDeepCopy)
 	out := reflect.MakeSlice(slice.Type(), len(kept), len(kept))
 	for i, o := range kept {
 		if !share {
