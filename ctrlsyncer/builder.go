@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/util/workqueue"
@@ -30,8 +31,10 @@ import (
 // the Client that reads from the syncers (use explains which), so that a
 // reconciler made with mgr.GetClient(), as a kubebuilder main.go or suite
 // makes it, switches in SetupWithManager alone. The syncer also gets the
-// indexes FieldIndexer declared for T, and the namespaces of T in the cache
-// options of WithCacheOptions. Adding again with the same options returns
+// indexes FieldIndexer declared for T, and what the cache options of
+// WithCacheOptions give T: its namespaces, selectors, transform, resync
+// period and UnsafeDisableDeepCopy (options in opts that set a selector or
+// a resync period, or limit the namespaces, take the place of the cache's). Adding again with the same options returns
 // the same syncer; with others, it is an error.
 func Add[S interface{ *G }, G ~struct{ *runtime.Syncer[T] }, T client.Object](mgr manager.Manager, c *client.Client, newSyncer func(*syncerset.Set, ...runtime.Option) (S, error), opts ...runtime.Option) (*runtime.Syncer[T], error) {
 	cl, err := use(mgr, c)
@@ -43,19 +46,22 @@ func Add[S interface{ *G }, G ~struct{ *runtime.Syncer[T] }, T client.Object](mg
 	if err != nil {
 		return nil, fmt.Errorf("ctrlsyncer: the syncer of %s: %w", t, err)
 	}
-	namespaces := []runtime.Option(nil)
-	if _, limited := runtime.NamespacesOf(opts...); !limited {
-		if namespaces, err = cl.namespacesOf(t, gvk); err != nil {
-			return nil, err
+	var fromCache []runtime.Option // what WithCacheOptions gives T, before opts, which may take its place
+	share := false
+	if cl.cacheOpts != nil {
+		st, err := cl.cacheOpts.of(t, gvk)
+		if err != nil {
+			return nil, fmt.Errorf("ctrlsyncer: the syncer of %s: %w", t, err)
 		}
+		fromCache, share = st.syncerOptions(append(slices.Clone(cl.syncerOpts), opts...), opts, cl.log), st.noCopy
 	}
-	opts = append(append(namespaces, opts...), cl.takeIndexes(t, gvk)...) // indexes after the markers' and opts: FieldIndexer's replace theirs
+	opts = append(append(fromCache, opts...), cl.takeIndexes(t, gvk)...) // indexes after the markers' and opts: FieldIndexer's replace theirs
 	g, err := newSyncer(cl.set, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("ctrlsyncer: the syncer of %s: %w", t, err)
 	}
 	s := struct{ *runtime.Syncer[T] }(*g).Syncer
-	if err := serve(cl, s, opts); err != nil {
+	if err := serve(cl, s, opts, share); err != nil {
 		return nil, err
 	}
 	return s, nil

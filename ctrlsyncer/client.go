@@ -10,9 +10,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
@@ -41,10 +41,12 @@ type syncers struct {
 	set     *syncerset.Set
 	started atomic.Bool
 
-	consistent bool           // reads wait for the Client's own writes (see Client)
-	waitLimit  time.Duration  // how long a read waits for them
-	cacheOpts  *cache.Options // WithCacheOptions: the namespaces of each type
-	shadow     *shadow        // WithShadowReads: the cache answers, the syncers are compared
+	consistent bool          // reads wait for the Client's own writes (see Client)
+	waitLimit  time.Duration // how long a read waits for them
+	cacheOpts  *cacheOptions // WithCacheOptions: what each type's syncer watches, and how its reads copy
+	syncerOpts []runtime.Option
+	log        logr.Logger
+	shadow     *shadow // WithShadowReads: the cache answers, the syncers are compared
 
 	mu          sync.Mutex
 	served      map[kind]served
@@ -113,6 +115,13 @@ func newClient(mgr manager.Manager, opts []ClientOption) (*Client, error) {
 	if err := checkCacheNamespaces(mgr, o); err != nil {
 		return nil, fmt.Errorf("ctrlsyncer.NewClient: %w", err)
 	}
+	var cacheOpts *cacheOptions
+	if o.cacheOpts != nil {
+		var err error
+		if cacheOpts, err = newCacheOptions(*o.cacheOpts, mgr.GetScheme(), mgr.GetRESTMapper()); err != nil {
+			return nil, fmt.Errorf("ctrlsyncer.NewClient: WithCacheOptions: %w", err)
+		}
+	}
 	period := SyncPeriod
 	if o.cacheOpts != nil && o.cacheOpts.SyncPeriod != nil {
 		period = *o.cacheOpts.SyncPeriod
@@ -137,7 +146,7 @@ func newClient(mgr manager.Manager, opts []ClientOption) (*Client, error) {
 		o.shadow.start(o.logger)
 	}
 	c := &Client{Client: mgr.GetClient(), syncers: &syncers{cfg: mgr.GetConfig(), reader: NewReader(o.readerOpts...), set: set, served: map[kind]served{},
-		indexes: map[kind]*indexes{}, consistent: consistent, waitLimit: o.waitLimit, cacheOpts: o.cacheOpts, shadow: o.shadow}}
+		indexes: map[kind]*indexes{}, consistent: consistent, waitLimit: o.waitLimit, cacheOpts: cacheOpts, syncerOpts: o.syncerOpts, log: o.logger, shadow: o.shadow}}
 	if err := mgr.Add(clientRunnable{c: c, forget: func() {
 		managersMu.Lock()
 		defer managersMu.Unlock()
@@ -188,9 +197,9 @@ func same(a, b client.Client) (eq bool) {
 // Set returns the set the Client's syncers are in: a generated
 // XSyncerIn(c.Set()) with the options given to For, Owns or Add returns
 // the same syncer, e.g. to read its typed store or its Mode. The indexes
-// FieldIndexer gave it count among its options: without runtime.WithIndex
-// options of the same names, XSyncerIn makes another syncer (Add, which
-// adds them, returns the same).
+// FieldIndexer gave it, and the options WithCacheOptions gave its type,
+// count among its options: without them, XSyncerIn makes another syncer
+// (Add, which adds them, returns the same).
 func (c *Client) Set() *syncerset.Set { return c.set }
 
 // Get reads obj from its syncer if it has one in c, else from the Manager's
@@ -262,9 +271,10 @@ func (c *Client) syncersList(ctx context.Context, list client.ObjectList, opts .
 	return c.reader.List(ctx, list, opts...)
 }
 
-// serve makes s serve c's reads of T. Another syncer of T, made with
-// other options, is an error: one syncer answers for a type.
-func serve[T client.Object](c *Client, s *runtime.Syncer[T], opts []runtime.Option) error {
+// serve makes s serve c's reads of T, handing out the store's objects if
+// share. Another syncer of T, made with other options, is an error: one
+// syncer answers for a type.
+func serve[T client.Object](c *Client, s *runtime.Syncer[T], opts []runtime.Option, share bool) error {
 	res := s.Resource()
 	t := kindOfSyncer[T](res)
 	key := runtime.OptionsKey(opts...)
@@ -284,6 +294,9 @@ func serve[T client.Object](c *Client, s *runtime.Syncer[T], opts []runtime.Opti
 		writes: newWriter(s, c.waitLimit),
 		remove: func(ctx context.Context) error { return syncerset.Remove(ctx, c.set, s) }}
 	register(c.reader, s, c.started.Load)
+	if share {
+		c.reader.shareObjects(t)
+	}
 	return nil
 }
 

@@ -33,15 +33,15 @@ func WithLogger(l logr.Logger) ClientOption { return func(o *clientOptions) { o.
 // handlers every SyncPeriod as an update whose old and new objects are the
 // same (runtime.WithResyncPeriod), which controller-runtime's handlers
 // enqueue at low priority. A Manager made with cache.Options{SyncPeriod: &p}
-// keeps its period with
+// keeps its period with NewClient(mgr, WithCacheOptions(opts)) or
 // NewClient(mgr, WithSyncerOptions(runtime.WithResyncPeriod(p))): a
 // Manager does not tell its cache's options.
 const SyncPeriod = 10 * time.Hour
 
 // WithSyncerOptions gives options every syncer of the Client gets before
 // its own, e.g. runtime.WithNamespace for a Manager whose cache watches
-// one namespace (WithCacheOptions gives the cache's namespaces, type by
-// type, and its SyncPeriod).
+// one namespace (WithCacheOptions gives the cache's namespaces,
+// selectors, transforms and resync periods, type by type).
 func WithSyncerOptions(opts ...runtime.Option) ClientOption {
 	return func(o *clientOptions) { o.syncerOpts = append(o.syncerOpts, opts...) }
 }

@@ -56,7 +56,8 @@ type store struct {
 	syncer   syncerState
 	gvk      schema.GroupVersionKind
 	typeMeta metav1.TypeMeta // gvk's, its apiVersion made once
-	gr       schema.GroupResource
+	typ      string          // the syncer's type, as the cache's errors name it (%T): *v1.Pod
+	share    bool            // reads hand out the store's objects (the cache's UnsafeDisableDeepCopy for the type)
 	started  func() bool
 	get      func(namespace, name string) (client.Object, bool)
 	list     func(namespace string) []client.Object               // "": every namespace
@@ -109,7 +110,7 @@ func register[T client.Object](r *Reader, s *runtime.Syncer[T], started func() b
 		syncer:   s,
 		gvk:      gvk,
 		typeMeta: metav1.TypeMeta{APIVersion: apiVersion, Kind: kind},
-		gr:       schema.GroupResource{Group: res.Group, Resource: res.Resource},
+		typ:      reflect.TypeFor[T]().String(),
 		started:  started,
 		get: func(namespace, name string) (client.Object, bool) {
 			if !res.Namespaced {
@@ -129,6 +130,16 @@ func register[T client.Object](r *Reader, s *runtime.Syncer[T], started func() b
 		},
 		hasIndex: st.HasIndex,
 		covers:   s.Covers,
+	}
+}
+
+// shareObjects makes the reads of kind k hand out the store's objects, as
+// the cache's UnsafeDisableDeepCopy for the type does.
+func (r *Reader) shareObjects(k kind) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if s := r.byType[k]; s != nil {
+		s.share = true
 	}
 }
 
@@ -169,11 +180,12 @@ func noSyncer(t any) error {
 	return fmt.Errorf("ctrlsyncer: no syncer registered for %T", t)
 }
 
-// Get copies the object of key into obj, once its syncer has synced; a
-// NotFound error when the syncer's store has no such object, and the
-// error of controller-runtime's cache for a namespace the syncer does not
-// cover ("unable to get: ns/name because of unknown namespace for the
-// cache"), never a NotFound.
+// Get copies the object of key into obj, once its syncer has synced. Its
+// errors are the cache's, word for word: a NotFound of the object's kind
+// (`Pod "x" not found`, its StatusDetails naming the kind where the
+// server's would name the resource) when the syncer's store has no such
+// object, and for a namespace the syncer does not cover "unable to get:
+// ns/name because of unknown namespace for the cache", never a NotFound.
 func (r *Reader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 	s := r.storeOf(kindOf(obj))
 	if s == nil {
@@ -187,11 +199,12 @@ func (r *Reader) Get(ctx context.Context, key client.ObjectKey, obj client.Objec
 	}
 	o, ok := s.get(key.Namespace, key.Name)
 	if !ok {
-		return apierrors.NewNotFound(s.gr, key.Name)
+		// As the cache's: "Resource gets set as Kind in the error".
+		return apierrors.NewNotFound(schema.GroupResource{Group: s.gvk.Group, Resource: s.gvk.Kind}, key.Name)
 	}
 	var g client.GetOptions
 	g.ApplyOptions(opts)
-	if !r.shared(g.UnsafeDisableDeepCopy) {
+	if !r.shared(s, g.UnsafeDisableDeepCopy) {
 		o = o.DeepCopyObject().(client.Object)
 	}
 	reflect.ValueOf(obj).Elem().Set(reflect.ValueOf(o).Elem())
@@ -209,8 +222,10 @@ func (s *store) setKind(obj client.Object) {
 	obj.GetObjectKind().SetGroupVersionKind(s.gvk)
 }
 
-// shared tells whether a call hands out the stores' objects.
-func (r *Reader) shared(unsafe *bool) bool { return r.share || unsafe != nil && *unsafe }
+// shared tells whether a call of s hands out the store's objects.
+func (r *Reader) shared(s *store, unsafe *bool) bool {
+	return r.share || s.share || unsafe != nil && *unsafe
+}
 
 // List fills list (a typed list, e.g. *WidgetList) with the objects of the
 // syncer of its items' type that match opts, once that syncer has synced:
@@ -221,7 +236,8 @@ func (r *Reader) shared(unsafe *bool) bool { return r.share || unsafe != nil && 
 // sorted by namespace and name; Limit keeps the first ones. Continue is
 // refused with an error, and the list's continue token says so, as the
 // cache's does: a store has no pages. A namespace the syncer does not
-// cover is an error, as in the cache, never an empty list.
+// cover is an error, as in the cache, never an empty list. Its errors are
+// the cache's, word for word.
 func (r *Reader) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
 	s, slice, err := r.servesList(list)
 	if err != nil {
@@ -233,7 +249,7 @@ func (r *Reader) List(ctx context.Context, list client.ObjectList, opts ...clien
 	var lo client.ListOptions
 	lo.ApplyOptions(opts)
 	if lo.Continue != "" {
-		return fmt.Errorf("ctrlsyncer: List of %s: continue list option is not supported by the syncer's store (it has no pages)", s.gr)
+		return errors.New("continue list option is not supported by the cache") // the cache's words: a store has no pages
 	}
 	if err := s.ready(ctx, lo.Namespace); err != nil {
 		if errors.Is(err, errUnknownNamespace) {
@@ -260,7 +276,7 @@ func (r *Reader) List(ctx context.Context, list client.ObjectList, opts ...clien
 			kept = append(kept, o)
 		}
 	}
-	share := r.shared(lo.UnsafeDisableDeepCopy)
+	share := r.shared(s, lo.UnsafeDisableDeepCopy)
 	out := reflect.MakeSlice(slice.Type(), len(kept), len(kept))
 	for i, o := range kept {
 		if !share {

@@ -1,6 +1,7 @@
 package ctrlsyncer
 
 import (
+	"errors"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/fields"
@@ -15,24 +16,35 @@ import (
 // every field's value in the syncer's index of that field's name, as
 // controller-runtime's cache serves MatchingFields from the indexes
 // IndexField declared. Only exact matches are served. Neither walks more
-// than the namespace's objects or the first field's.
+// than the namespace's objects or the first field's. Its errors, and when
+// it gives them, are the cache's (its CacheReader's byIndexes): a
+// selector that is not a list of exact matches (an empty one among them),
+// the first field's index missing, or a later field's once the fields
+// before it matched objects.
 func (s *store) matching(ns string, sel fields.Selector) ([]client.Object, error) {
-	if sel == nil || sel.Empty() {
+	if sel == nil {
 		return s.list(ns), nil
 	}
 	reqs := sel.Requirements()
+	if len(reqs) == 0 {
+		return nil, errNonExact
+	}
 	for _, req := range reqs {
 		if req.Operator != selection.Equals && req.Operator != selection.DoubleEquals {
-			return nil, fmt.Errorf("ctrlsyncer: field selector %q: only exact matches (field=value) are served, each by the syncer's index of that name", sel)
+			return nil, errNonExact
 		}
-		if !s.hasIndex(req.Field) {
-			return nil, fmt.Errorf("ctrlsyncer: field selector %q: the syncer of %s has no index named %q (declare it with a +syncer-gen:index marker, runtime.WithIndex, or ctrlsyncer.FieldIndexer before the syncer is made)", sel, s.gr, req.Field)
-		}
+	}
+	if !s.hasIndex(reqs[0].Field) {
+		//lint:ignore ST1005 client-go's words, which the cache gives
+		return nil, fmt.Errorf("Index with name field:%s does not exist", reqs[0].Field)
 	}
 	objs := s.byIndex(ns, reqs[0].Field, reqs[0].Value)
 	for _, req := range reqs[1:] {
 		if len(objs) == 0 {
 			break
+		}
+		if !s.hasIndex(req.Field) {
+			return nil, fmt.Errorf("index with name field:%s does not exist", req.Field)
 		}
 		also := map[runtime.Key]bool{}
 		for _, o := range s.byIndex(ns, req.Field, req.Value) {
@@ -48,3 +60,6 @@ func (s *store) matching(ns string, sel fields.Selector) ([]client.Object, error
 	}
 	return objs, nil
 }
+
+// errNonExact is the cache's error for a field selector it does not serve.
+var errNonExact = errors.New("non-exact field matches are not supported by the cache")

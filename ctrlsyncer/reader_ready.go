@@ -24,10 +24,11 @@ var errUnknownNamespace = errors.New("unknown namespace for the cache")
 // ready returns once the syncer of s has synced the objects of namespace
 // ns (of every namespace it covers, for ""). It fails at once with
 // errUnknownNamespace for a namespace the syncer does not cover, as
-// controller-runtime's cache of some namespaces does, with a
-// cache.ErrCacheNotStarted when the syncer has not started, and with a
-// Timeout error saying why the syncer has not synced when ctx ends first,
-// as the cache does.
+// controller-runtime's cache of some namespaces does, with the cache's
+// own *cache.ErrCacheNotStarted when the syncer has not started, and,
+// when ctx ends first, with the cache's Timeout error (its status, and
+// its words, "failed waiting for *v1.Pod Informer to sync") followed by
+// why the syncer has not synced.
 func (s *store) ready(ctx context.Context, ns string) error {
 	covered, synced := s.covers(ns)
 	if !covered {
@@ -36,21 +37,19 @@ func (s *store) ready(ctx context.Context, ns string) error {
 	if synced {
 		return nil
 	}
-	res := s.syncer.Resource()
 	if !s.started() {
-		return fmt.Errorf("ctrlsyncer: the syncer of %s has not started (run it: NewClient's syncers start with the Manager, others with Runnable, a syncerset or Run): %w",
-			res, &cache.ErrCacheNotStarted{})
+		return &cache.ErrCacheNotStarted{} // the cache's; NewClient's syncers start with the Manager, others with Runnable, a syncerset or Run
 	}
 	tick := time.NewTicker(syncPoll)
 	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			what := res.String()
+			why := whyNotSynced(s.syncer, false).String()
 			if ns != "" && s.syncer.HasSynced() {
-				what += " in namespace " + ns
+				why = fmt.Sprintf("namespace %s: %s", ns, why)
 			}
-			return apierrors.NewTimeoutError(fmt.Sprintf("failed waiting for the syncer of %s to sync (%v): %s", what, ctx.Err(), whyNotSynced(s.syncer, false)), 0)
+			return apierrors.NewTimeoutError(fmt.Sprintf("failed waiting for %s Informer to sync: %s", s.typ, why), 0)
 		case <-tick.C:
 		}
 		if covered, synced = s.covers(ns); !covered {
