@@ -138,3 +138,33 @@ func TestRemoveSyncerAsRemoveInformer(t *testing.T) {
 		t.Errorf("Get from the new syncer: %v", err)
 	}
 }
+
+// Issue 42, defect 6: RemoveSyncer before the Manager starts ends the
+// syncer's handlers (a source's, started before the Manager) and leaves
+// no goroutine of them.
+func TestRemoveSyncerBeforeTheManagerStarts(t *testing.T) {
+	srv, _, ns := server(t)
+	mgr := newManager(t, srv.Config(), logr.Discard())
+	c, err := ctrlsyncer.NewClient(mgr, ctrlsyncer.WithSyncerOptions(runtime.WithNamespace(ns)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	widgets, err := ctrlsyncer.Add(mgr, field(c), shopsyncers.WidgetSyncerIn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := widgets.AddHandler(runtime.HandlerFuncs[*shopv1alpha1.Widget]{})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := c.RemoveSyncer(ctx, &shopv1alpha1.Widget{}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-reg.Done():
+	default:
+		t.Fatal("the handler's Registration.Done is open after RemoveSyncer before the Manager started")
+	}
+	if g := goroutinesOf("(*dispatcher[...]).run"); g != "" {
+		t.Fatalf("handler goroutines left after RemoveSyncer before the Manager started:\n%s", g)
+	}
+}

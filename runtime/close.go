@@ -80,8 +80,10 @@ func (c *closing) run(ctx context.Context) (context.Context, func(release func()
 // is closed; none is told of the objects), a WaitForSync under way returns
 // an error, and the store is emptied, its memory given back even where the
 // Syncer is still referenced: its maps are made anew, and what the
-// handlers' queues still held is dropped. Run may not be called after
-// Close. Close returns once Run has returned, or with ctx's error when ctx
+// handlers' queues still held is dropped. Run after Close returns an
+// error at once and starts no stream. A Syncer that never ran is closed
+// the same way: its handlers end (their Done closes) and its store is
+// emptied. Close returns once Run has returned, or with ctx's error when ctx
 // ends first (a handler blocked in a call): the store is then emptied when
 // Run returns. Closing again waits the same way. Do not call it from one
 // of the Syncer's handlers: it waits for them. A package syncerset Set
@@ -104,8 +106,26 @@ func (s *Syncer[T]) Close(ctx context.Context) error {
 			return ctx.Err()
 		}
 	}
-	// Never run, or Run returned before Close marked it closed (its
-	// context ended first): it did not release.
+	if done == nil {
+		// Never run: no Run ends its handlers, so Close does, and waits for
+		// them as Run would.
+		stopped := make(chan struct{})
+		go func() {
+			defer close(stopped)
+			s.cache.shutdown()
+			if c.releasing() {
+				s.release()
+			}
+		}()
+		select {
+		case <-stopped:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	// Run returned before Close marked it closed (its context ended
+	// first): it did not release.
 	if c.releasing() {
 		s.release()
 	}

@@ -152,3 +152,33 @@ func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// Issue 42, defect 6: Remove of a syncer of a set not started yet ends
+// its handlers (Done closes) and leaves no goroutine of it.
+func TestRemoveBeforeStart(t *testing.T) {
+	srv := testbed.Shared(t)
+	set, err := syncerset.New(srv.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := srv.Namespace(t)
+	ignore := goleak.IgnoreCurrent() // the test bed's connections
+	sy, err := syncerset.Add[*corev1.ConfigMap](set, configMaps, runtime.WithNamespace(ns))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := sy.AddHandler(runtime.HandlerFuncs[*corev1.ConfigMap]{})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := syncerset.Remove(ctx, set, sy); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-reg.Done():
+	default:
+		t.Fatal("the handler's Registration.Done is open after Remove before Start")
+	}
+	if err := goleak.Find(ignore); err != nil {
+		t.Fatalf("goroutines left by a syncer removed before Start: %v", err)
+	}
+}
