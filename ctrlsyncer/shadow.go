@@ -56,10 +56,10 @@ type ShadowResult string
 
 // The results of shadow reads.
 const (
-	ShadowMatched    ShadowResult = "match"      // the same answer
-	ShadowLagged     ShadowResult = "lag"        // another answer, which the side behind reached within the bound
-	ShadowDiffered   ShadowResult = "difference" // another answer, not reached within the bound
-	ShadowSkipped    ShadowResult = "skipped"    // not compared: too many comparisons in flight
+	ShadowMatched  ShadowResult = "match"      // the same answer
+	ShadowLagged   ShadowResult = "lag"        // another answer, which the side behind reached within the bound
+	ShadowDiffered ShadowResult = "difference" // another answer, not reached within the bound
+	ShadowSkipped  ShadowResult = "skipped"    // not compared: too many comparisons in flight
 )
 
 // ShadowReport is what the shadow reads found so far.

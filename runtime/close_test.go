@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"go.uber.org/goleak"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/syncer-gen/syncer-gen/runtime"
 )
