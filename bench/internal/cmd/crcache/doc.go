@@ -1,0 +1,9 @@
+// Command crcache is the bench's controller-runtime contenders on its own
+// cache (see bench/doc.go): cr-cache, a Manager whose controller watches
+// For(&Widget{}) and whose reconciler reads each widget through the
+// Manager's cache; and cr-metadata, a Manager's cache of a built-in
+// resource's metadata (an informer of metav1.PartialObjectMetadata, as
+// builder.OnlyMetadata and WatchesMetadata make). It links
+// controller-runtime and nothing of syncer-gen's runtime. The parent runs
+// it as bench/internal/child says.
+package main
