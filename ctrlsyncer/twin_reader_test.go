@@ -1,9 +1,12 @@
 package ctrlsyncer_test
 
 import (
+	"context"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -175,6 +178,32 @@ func readerCases() []twinCase {
 			e.list("data.kind=k in a namespace without it", &corev1.ConfigMapList{}, client.InNamespace(e.other), client.MatchingFields{"data.kind": "other-" + e.ns})
 		}},
 
+		{name: "List by two indexes", run: func(e *twinEnv) {
+			e.list("data.kind=k, app=web", &corev1.ConfigMapList{}, client.MatchingFields{"data.kind": "k-" + e.ns, "app": "web"})
+			e.list("data.kind=k, app=web in ns", &corev1.ConfigMapList{}, client.InNamespace(e.ns), client.MatchingFields{"data.kind": "k-" + e.ns, "app": "web"})
+			e.list("data.kind=other, app=web", &corev1.ConfigMapList{}, client.MatchingFields{"data.kind": "other-" + e.ns, "app": "web"})
+		}},
+		{name: "List of cluster-scoped objects by an index", run: func(e *twinEnv) {
+			e.list("Nodes role=a of the case", &corev1.NodeList{}, client.MatchingFields{"role": "a"}, e.ofCase())
+			e.list("Nodes role=none", &corev1.NodeList{}, client.MatchingFields{"role": "none-" + e.ns})
+		}},
+		{name: "List by a field selector the cache does not serve", run: func(e *twinEnv) {
+			e.list("by a field with no index", &corev1.ConfigMapList{}, client.InNamespace(e.ns), client.MatchingFields{"data.none": "x"})
+			e.list("by metadata.name", &corev1.ConfigMapList{}, client.InNamespace(e.ns), client.MatchingFields{"metadata.name": "a"})
+			e.list("not an exact match", &corev1.ConfigMapList{}, client.MatchingFieldsSelector{Selector: fields.OneTermNotEqualSelector("data.kind", "k-"+e.ns)})
+		}},
+		{name: "Get and List with a context cancelled", run: func(e *twinEnv) {
+			// Past the client's wait for its own writes, which picks the
+			// context's end or no write to wait for at random when both
+			// are ready: the cache's answer, then.
+			ctx, cancel := context.WithCancel(e.ctx)
+			cancel()
+			err := e.c.Get(ctx, key(e.ns, "a"), &corev1.ConfigMap{}, client.DisableReadYourWritesConsistency)
+			e.note("Get: %s", errOf(err))
+			err = e.c.List(ctx, &corev1.ConfigMapList{}, client.InNamespace(e.ns), client.DisableReadYourWritesConsistency)
+			e.note("List: %s", errOf(err))
+		}},
+
 		// Limit and Continue.
 		{name: "List with Limit", run: func(e *twinEnv) {
 			var all corev1.ConfigMapList
@@ -316,6 +345,45 @@ func readerCases() []twinCase {
 		}, run: func(e *twinEnv) {
 			e.get(key(e.ns, "a"), &corev1.ConfigMap{})
 			e.list("in ns", &corev1.ConfigMapList{}, client.InNamespace(e.ns))
+		}},
+		{name: "DefaultNamespaces and a ByObject selector of a cluster-scoped kind", opts: func(ns, other string) cache.Options {
+			return cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}},
+				ByObject: map[client.Object]cache.ByObject{&corev1.Node{}: {Label: labels.SelectorFromSet(labels.Set{"case": ns, "role": "b"})}}}
+		}, run: func(e *twinEnv) {
+			e.get(key(e.ns, "a"), &corev1.ConfigMap{})
+			e.get(key("", e.ns+"-n2"), &corev1.Node{})
+			e.get(key("", e.ns+"-n1"), &corev1.Node{})
+			e.list("Nodes", &corev1.NodeList{})
+			e.get(key(e.other, "a"), &corev1.ConfigMap{})
+		}},
+		{name: "DefaultTransform strips managed fields", opts: func(ns, other string) cache.Options {
+			return cache.Options{DefaultTransform: cache.TransformStripManagedFields()}
+		}, run: func(e *twinEnv) {
+			var cm corev1.ConfigMap
+			if e.get(key(e.ns, "a"), &cm) == nil {
+				e.note("managed fields: %d", len(cm.ManagedFields))
+			}
+			var l corev1.NodeList
+			if e.list("Nodes of the case", &l, e.ofCase()) == nil {
+				e.note("managed fields of the first: %d", len(l.Items[0].ManagedFields))
+			}
+		}},
+		{name: "ByObject Transform", opts: func(ns, other string) cache.Options {
+			return cache.Options{ByObject: map[client.Object]cache.ByObject{&corev1.ConfigMap{}: {Transform: func(o any) (any, error) {
+				if cm, ok := o.(*corev1.ConfigMap); ok {
+					cm.Annotations = map[string]string{"transformed": "yes"}
+				}
+				return o, nil
+			}}}}
+		}, run: func(e *twinEnv) {
+			var cm corev1.ConfigMap
+			if e.get(key(e.ns, "a"), &cm) == nil {
+				e.note("annotations: %v", cm.Annotations)
+			}
+			var p corev1.Pod
+			if e.get(key(e.ns, "p"), &p) == nil {
+				e.note("Pod's annotations: %v", p.Annotations)
+			}
 		}},
 		{name: "a kind the reader is not set up for", opts: func(ns, other string) cache.Options {
 			return cache.Options{ReaderFailOnMissingInformer: true}
