@@ -253,6 +253,26 @@ func readerCases() []twinCase {
 			e.get(key(e.ns, "a"), &again)
 			e.note("after mutating the first: app=%s kind=%s", again.Labels["app"], again.Data["kind"])
 		}},
+		{name: "Get of Unstructured and of PartialObjectMetadata returns a deep copy", run: func(e *twinEnv) {
+			u := uConfigMap()
+			if e.get(key(e.ns, "a"), u) != nil {
+				return
+			}
+			_ = unstructured.SetNestedField(u.Object, "mutated", "data", "kind")
+			u.SetLabels(map[string]string{"app": "mutated"})
+			again := uConfigMap()
+			e.get(key(e.ns, "a"), again)
+			kind, _, _ := unstructured.NestedString(again.Object, "data", "kind")
+			e.note("after mutating the first: app=%s kind=%s", again.GetLabels()["app"], kind)
+			m := mConfigMap()
+			if e.get(key(e.ns, "a"), m) != nil {
+				return
+			}
+			m.Labels["app"] = "mutated"
+			mAgain := mConfigMap()
+			e.get(key(e.ns, "a"), mAgain)
+			e.note("metadata after mutating the first: app=%s", mAgain.Labels["app"])
+		}},
 		{name: "List returns deep copies", run: func(e *twinEnv) {
 			var l corev1.ConfigMapList
 			if e.list("in ns", &l, client.InNamespace(e.ns)) != nil {

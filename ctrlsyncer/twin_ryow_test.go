@@ -249,6 +249,25 @@ func ryowCases() []twinCase {
 			e.get(key(e.ns, "a"), mConfigMap())
 			e.list("in ns", mConfigMapList(), client.InNamespace(e.ns))
 		}},
+		{name: "Delete of a Pod then Get", writes: true, run: func(e *twinEnv) {
+			p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: e.ns, Name: "p"},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "example.com/none"}}}}
+			e.create(p)
+			e.sees(p, &corev1.Pod{})
+			err := e.c.Delete(e.ctx, p)
+			e.note("Delete: %s", errOf(err))
+			e.get(key(e.ns, "p"), &corev1.Pod{})
+			e.list("Pods in ns", &corev1.PodList{}, client.InNamespace(e.ns))
+		}},
+		{name: "Create then reads in another namespace", writes: true, run: func(e *twinEnv) {
+			e.other = e.srv.Namespace(e.t)
+			a, b := cmIn(e.ns, "a", "w", "1", nil), cmIn(e.other, "b", "w", "1", nil)
+			e.create(a)
+			e.create(b)
+			e.get(key(e.other, "a"), &corev1.ConfigMap{})
+			e.listed("w=1 in other", &corev1.ConfigMapList{}, []client.Object{b}, client.InNamespace(e.other), client.MatchingLabels{"w": "1"})
+			e.get(key(e.ns, "a"), &corev1.ConfigMap{})
+		}},
 		{name: "Delete by name then Get", writes: true, run: func(e *twinEnv) {
 			e.create(cmIn(e.ns, "a", "w", "1", nil))
 			e.get(key(e.ns, "a"), &corev1.ConfigMap{}) // as a reconciler reads before it deletes

@@ -379,6 +379,11 @@ func TestTwin(t *testing.T) {
 	}
 	sides := []twinSide{cacheSide(t, srv, cache.Options{}, true), syncersSide(t, srv, cache.Options{}, true)}
 
+	t.Cleanup(func() {
+		if !t.Failed() {
+			sides[1].cacheUnused(t, ctx)
+		}
+	})
 	seen := map[string][]string{} // the cache's notes, by case
 	for _, side := range sides {
 		t.Run(side.name, func(t *testing.T) {
@@ -427,6 +432,20 @@ func TestTwin(t *testing.T) {
 				})
 			}
 		})
+	}
+}
+
+// TestTwin's syncers' side answers every read of a served type itself:
+// at the end, its Manager's cache still has no informer of them (a
+// read through it fails with ReaderFailOnMissingInformer's error).
+func (s twinSide) cacheUnused(t *testing.T, ctx context.Context) {
+	t.Helper()
+	for _, l := range []client.ObjectList{&corev1.ConfigMapList{}, &corev1.PodList{}, &corev1.NodeList{}, &shopv1alpha1.WidgetList{}, uConfigMapList(), mConfigMapList()} {
+		err := s.mgr.GetCache().List(ctx, l)
+		var notCached *cache.ErrResourceNotCached
+		if !errors.As(err, &notCached) {
+			t.Errorf("a List of %T through the syncers' Manager's cache: %v; want ErrResourceNotCached: it has an informer of a type the syncers serve", l, err)
+		}
 	}
 }
 
