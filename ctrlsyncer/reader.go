@@ -204,16 +204,21 @@ func (r *Reader) Get(ctx context.Context, key client.ObjectKey, obj client.Objec
 	}
 	var g client.GetOptions
 	g.ApplyOptions(opts)
-	if !r.shared(s, g.UnsafeDisableDeepCopy) {
+	share := r.shared(s, g.UnsafeDisableDeepCopy)
+	if !share {
 		o = o.DeepCopyObject().(client.Object)
 	}
 	reflect.ValueOf(obj).Elem().Set(reflect.ValueOf(o).Elem())
-	s.setKind(obj) // obj's own TypeMeta: the store's object is untouched
+	if !share {
+		s.setKind(obj) // obj's own TypeMeta: the store's object is untouched
+	}
 	return nil
 }
 
 // setKind sets obj's GroupVersionKind, as the cache does, without making
-// its apiVersion again for each object.
+// its apiVersion again for each object. Like the cache, a read that hands
+// out the store's objects (UnsafeDisableDeepCopy) does not: an
+// Unstructured's content is the store's map, shared with every reader.
 func (s *store) setKind(obj client.Object) {
 	if tm, ok := obj.GetObjectKind().(*metav1.TypeMeta); ok {
 		*tm = s.typeMeta
@@ -284,7 +289,9 @@ func (r *Reader) List(ctx context.Context, list client.ObjectList, opts ...clien
 		}
 		item := out.Index(i)
 		item.Set(reflect.ValueOf(o).Elem())
-		s.setKind(item.Addr().Interface().(client.Object))
+		if !share {
+			s.setKind(item.Addr().Interface().(client.Object))
+		}
 	}
 	slice.Set(out)
 	list.SetContinue("continue-not-supported")
