@@ -47,12 +47,12 @@ func benchUnstructured(i int) *unstructured.Unstructured {
 }
 
 // typedFeed is a ConfigMap syncer fed in protobuf, as it asks for.
-func typedFeed(tb testing.TB, n int) *eventpath.Feed[*corev1.ConfigMap] {
+func typedFeed(tb testing.TB, n int, opts ...runtime.Option) *eventpath.Feed[*corev1.ConfigMap] {
 	api, err := eventpath.NewAPI(eventpath.Protobuf, eventpath.Objects(n, benchConfigMap))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	s, err := runtime.New[*corev1.ConfigMap](api.Config(), configMaps)
+	s, err := runtime.New[*corev1.ConfigMap](api.Config(), configMaps, opts...)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -42,7 +42,14 @@ func Start[T runtime.Object](tb testing.TB, api *API, s *runtime.Syncer[T]) *Fee
 		}
 		f.updates = append(f.updates, u)
 	}
-	reg := s.AddHandler(runtime.HandlerFuncs[T]{UpdateFunc: func(_, _ T) { f.got <- struct{}{} }})
+	// A resync's updates (WithResyncPeriod) must not block the handler:
+	// with nobody stepping, the signal is dropped.
+	reg := s.AddHandler(runtime.HandlerFuncs[T]{UpdateFunc: func(_, _ T) {
+		select {
+		case f.got <- struct{}{}:
+		default:
+		}
+	}})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Run(ctx) }()
