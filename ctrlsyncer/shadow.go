@@ -176,34 +176,15 @@ func (s *shadow) get(ctx context.Context, c *Client, key client.ObjectKey, obj c
 	if err == nil {
 		cached = []client.Object{obj.DeepCopyObject().(client.Object)}
 	}
-	fresh := func() client.Object {
-		o := reflect.New(reflect.TypeOf(obj).Elem()).Interface().(client.Object)
-		o.GetObjectKind().SetGroupVersionKind(obj.GetObjectKind().GroupVersionKind())
-		return o
-	}
-	readKey := func(syncers bool) func(context.Context, client.ObjectKey) (client.Object, bool, error) {
-		return func(ctx context.Context, k client.ObjectKey) (client.Object, bool, error) {
-			o := fresh()
-			var err error
-			if syncers {
-				err = c.syncersGet(ctx, k, o, opts...)
-			} else {
-				err = c.Client.Get(ctx, k, o, opts...)
-			}
-			if apierrors.IsNotFound(err) {
-				return nil, false, nil
-			}
-			return o, err == nil, err
-		}
-	}
-	s.compare(c.resourceOf(kindOf(obj)), "get "+key.String(), sideOf(err, cached...), func(ctx context.Context) side {
-		o := fresh()
-		err := c.syncersGet(ctx, key, o, opts...)
-		if err != nil {
+	k := kindOf(obj)
+	cacheGet, syncersGet := objectReads(c, k, opts)
+	s.compare(c.resourceOf(k), "get "+key.String(), sideOf(err, cached...), func(ctx context.Context) side {
+		o, err := syncersGet(ctx, key)
+		if err != nil || o == nil {
 			return sideOf(err)
 		}
 		return sideOf(nil, o)
-	}, readKey(false), readKey(true))
+	}, cacheGet, syncersGet)
 	return err
 }
 
@@ -228,28 +209,7 @@ func (s *shadow) list(ctx context.Context, c *Client, k kind, list client.Object
 		l.GetObjectKind().SetGroupVersionKind(list.GetObjectKind().GroupVersionKind())
 		return l
 	}
-	newItem := func() client.Object {
-		o := reflect.New(k.t.Elem()).Interface().(client.Object)
-		if !k.gvk.Empty() {
-			o.GetObjectKind().SetGroupVersionKind(k.gvk)
-		}
-		return o
-	}
-	readKey := func(syncers bool) func(context.Context, client.ObjectKey) (client.Object, bool, error) {
-		return func(ctx context.Context, key client.ObjectKey) (client.Object, bool, error) {
-			o := newItem()
-			var err error
-			if syncers {
-				err = c.syncersGet(ctx, key, o)
-			} else {
-				err = c.Client.Get(ctx, key, o)
-			}
-			if apierrors.IsNotFound(err) {
-				return nil, false, nil
-			}
-			return o, err == nil, err
-		}
-	}
+	cacheGet, syncersGet := objectReads(c, k, nil)
 	read := "list"
 	if lo.Namespace != "" {
 		read += " " + lo.Namespace
@@ -263,15 +223,39 @@ func (s *shadow) list(ctx context.Context, c *Client, k kind, list client.Object
 			return sideOf(err)
 		}
 		return sideOf(nil, items(l)...)
-	}, readKey(false), readKey(true))
+	}, cacheGet, syncersGet)
 	return err
+}
+
+// objectRead reads one object from one side: nil when it has none.
+type objectRead func(context.Context, client.ObjectKey) (client.Object, error)
+
+// objectReads returns the reads of one object of kind k from the cache
+// (the Manager's client) and from the syncers, with opts.
+func objectReads(c *Client, k kind, opts []client.GetOption) (cache, syncers objectRead) {
+	read := func(get func(context.Context, client.ObjectKey, client.Object, ...client.GetOption) error) objectRead {
+		return func(ctx context.Context, key client.ObjectKey) (client.Object, error) {
+			o := reflect.New(k.t.Elem()).Interface().(client.Object)
+			if !k.gvk.Empty() {
+				o.GetObjectKind().SetGroupVersionKind(k.gvk)
+			}
+			switch err := get(ctx, key, o, opts...); {
+			case apierrors.IsNotFound(err):
+				return nil, nil
+			case err != nil:
+				return nil, err
+			}
+			return o, nil
+		}
+	}
+	return read(c.Client.Get), read(c.syncersGet)
 }
 
 // compare reads the syncers' side (in the background, once a slot is
 // free) and compares it with the cache's; each object that differs is
 // read again from both, one at a time, until the side behind reaches the
 // other or lagBound passes.
-func (s *shadow) compare(resource, read string, cache side, syncers func(context.Context) side, cacheGet, syncersGet func(context.Context, client.ObjectKey) (client.Object, bool, error)) {
+func (s *shadow) compare(resource, read string, cache side, syncers func(context.Context) side, cacheGet, syncersGet objectRead) {
 	select {
 	case s.slots <- struct{}{}:
 	default:
@@ -328,15 +312,15 @@ func agree(a, b client.Object) bool {
 // deadline passes (a difference): the side behind must reach the
 // resourceVersion the other had, or both lose the object. One
 // resourceVersion with another content is a difference at once.
-func (s *shadow) settle(ctx context.Context, deadline time.Time, k client.ObjectKey, a, b client.Object, cacheGet, syncersGet func(context.Context, client.ObjectKey) (client.Object, bool, error)) (ShadowDifference, bool) {
+func (s *shadow) settle(ctx context.Context, deadline time.Time, k client.ObjectKey, a, b client.Object, cacheGet, syncersGet objectRead) (ShadowDifference, bool) {
 	d := ShadowDifference{Object: k.String(), Cache: describe(a), Syncers: describe(b)}
 	if a != nil && b != nil && a.GetUID() == b.GetUID() && a.GetResourceVersion() == b.GetResourceVersion() {
 		return d, true // same version, other content
 	}
 	target := newest(a, b)
 	for {
-		ca, _, errA := cacheGet(ctx, k)
-		cb, _, errB := syncersGet(ctx, k)
+		ca, errA := cacheGet(ctx, k)
+		cb, errB := syncersGet(ctx, k)
 		if errA == nil && errB == nil && (reached(ca, target) && reached(cb, target) || ca == nil && cb == nil) {
 			return d, false
 		}
