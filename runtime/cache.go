@@ -19,12 +19,13 @@ type cache[T Object] struct {
 	mu         sync.Mutex // serialises event application and handler changes
 	store      *Store[T]
 	handlers   []*dispatcher[T]
-	added      int              // handlers ever added, for default names
-	epoch      uint64           // the last resync epoch begun, by any part
-	inResync   bool             // a part is in a resync: handlers were told that one began, not yet that it ended
-	whole      *part            // the part of a Syncer of one namespace or all
-	parts      map[string]*part // by namespace, for a Syncer over several (WithNamespaces); nil otherwise
-	waiting    bool             // such a Syncer was given no namespaces yet: it has not synced (see namespaces.go)
+	added      int           // handlers ever added, for default names
+	epoch      uint64        // the last resync epoch begun, by any part
+	inResync   bool          // a part is in a resync: handlers were told that one began, not yet that it ended
+	whole      *part         // the part of a Syncer of one namespace or all
+	parts      map[Key]*part // by namespace (Key{Namespace: ns}) or by name (WithNames), for a Syncer of several parts; nil otherwise
+	named      bool          // parts are by name (WithNames)
+	waiting    bool          // such a Syncer was given no namespaces yet: it has not synced (see namespaces.go)
 	synced     atomic.Bool
 	syncedCh   chan struct{} // closed at the first finishResync that leaves every part synced
 	woken      chan struct{} // closed when the store observes something, for waits (waits.go); nil when none waits
@@ -163,7 +164,7 @@ func (c *cache[T]) put(obj T, rv string) {
 	k := KeyOf(obj)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	p := c.partOf(k.Namespace)
+	p := c.partOf(k)
 	if p == nil { // of a namespace the Syncer no longer covers
 		return
 	}
@@ -195,7 +196,7 @@ func (c *cache[T]) delete(obj T) {
 	k := KeyOf(obj)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	p := c.partOf(k.Namespace)
+	p := c.partOf(k)
 	if p == nil { // of a namespace the Syncer no longer covers
 		return
 	}
@@ -230,7 +231,7 @@ func (c *cache[T]) delete(obj T) {
 func (c *cache[T]) undecodable(k Key, rv string, deleted bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	p := c.partOf(k.Namespace)
+	p := c.partOf(k)
 	if p == nil { // of a namespace the Syncer no longer covers
 		return
 	}
@@ -307,10 +308,7 @@ func (c *cache[T]) snapshot(p *part) (objs []T, rv string, ok bool) {
 	if !p.synced || p.inResync {
 		return nil, "", false
 	}
-	if p.all {
-		return c.store.List(), p.rv, true
-	}
-	return c.store.InNamespace(p.ns), p.rv, true
+	return c.objectsOf(p), p.rv, true
 }
 
 // settled tells whether p's objects are a consistent state of the server:
@@ -330,22 +328,25 @@ func (c *cache[T]) finishResync(p *part, rv string) {
 	p.rv = rv
 	var gone []T
 	var n int
-	if p.all {
+	switch {
+	case p.all:
 		gone, n = c.store.sweep(p.epoch)
-	} else {
+	case p.name != "":
+		gone, n = c.store.sweepOne(Key{Namespace: p.ns, Name: p.name}, p.epoch)
+	default:
 		gone, n = c.store.sweepNamespace(p.ns, p.epoch)
 	}
 	for _, o := range gone {
 		c.notify(KeyOf(o), o, true, o, true, DeletionInferred)
 	}
 	for k, o := range c.owed { // not stored again: gone from the server
-		if p.all || k.Namespace == p.ns {
+		if p.holds(k) {
 			c.notify(k, o, true, o, true, DeletionInferred)
 			delete(c.owed, k)
 		}
 	}
 	c.stored(n)
-	p.inResync, p.synced = false, true
+	p.inResync, p.synced, p.refused = false, true, nil
 	c.wake()
 	c.settle(true)
 }
@@ -359,7 +360,7 @@ func (c *cache[T]) stored(n int) {
 
 // notify queues a change of k for every handler. c.mu is held.
 func (c *cache[T]) notify(k Key, prev T, hadPrev bool, cur T, deleted bool, how Deletion) {
-	now, listed := time.Now(), c.listing(k.Namespace)
+	now, listed := time.Now(), c.listing(k)
 	for _, d := range c.handlers {
 		d.q.Change(prev, hadPrev, cur, deleted, how == DeletionInferred, listed, now)
 	}

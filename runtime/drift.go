@@ -132,11 +132,7 @@ func (s *Syncer[T]) checkDrift(ctx context.Context) {
 		}
 	}
 	var gone []T
-	kept := store.List // what this loop keeps: the part of its namespace, for a Syncer over several
-	if !s.part.all {
-		kept = func() []T { return store.InNamespace(s.part.ns) }
-	}
-	if objs := kept(); len(objs) > present {
+	if objs := s.cache.objectsOfPart(s.part); len(objs) > present { // what this loop keeps: its part's, for a Syncer of several
 		listed := make(map[Key]struct{}, len(items))
 		for _, m := range items {
 			listed[m.key] = struct{}{}

@@ -38,12 +38,12 @@ func (d *dispatcher[T]) add(obj T, listed bool) {
 	d.h.OnAdd(obj)
 }
 
-// listing tells whether a change of an object of namespace ns applied now
+// listing tells whether a change of the object of key k applied now
 // comes from a list rather than a live event: during its part's resync,
 // until that watches live events (goLive), and, for a Driver, before the
 // first sync. c.mu is held.
-func (c *cache[T]) listing(ns string) bool {
-	p := c.partOf(ns)
+func (c *cache[T]) listing(k Key) bool {
+	p := c.partOf(k)
 	return p != nil && !p.live && (p.inResync || !p.synced)
 }
 

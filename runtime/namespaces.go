@@ -67,17 +67,20 @@ func checkNamespaces(namespaces []string) error {
 	return nil
 }
 
-// lanes are the sync loops of a Syncer over several namespaces.
+// lanes are the sync loops of a Syncer over several namespaces, or over
+// names (names.go): one a namespace (keyed Key{Namespace: ns}) or one a
+// name.
 type lanes[T Object] struct {
 	restCfg *rest.Config
 	mu      sync.Mutex // serialises changes of the set
-	byNS    map[string]*lane[T]
+	byKey   map[Key]*lane[T]
+	named   bool            // lanes of names (WithNames)
 	ctx     context.Context // Run's, once it began
 	stopped bool            // Run returned: no lane starts
 	running sync.WaitGroup
 }
 
-// lane is the sync loop of one namespace.
+// lane is the sync loop of one namespace, or of one name.
 type lane[T Object] struct {
 	s      *Syncer[T]
 	cancel context.CancelFunc
@@ -85,8 +88,9 @@ type lane[T Object] struct {
 	err    error
 }
 
-// makeLanes makes the lanes of the namespaces WithNamespaces gave. They
-// share one HTTP client, so one connection, unless WithHTTPClient gave one.
+// makeLanes makes the lanes of the namespaces WithNamespaces gave, or of
+// the names WithNames gave. They share one HTTP client, so one
+// connection, unless WithHTTPClient gave one.
 func (s *Syncer[T]) makeLanes(restCfg *rest.Config) error {
 	if s.cfg.httpClient == nil {
 		hc, err := rest.HTTPClientFor(restCfg)
@@ -95,46 +99,69 @@ func (s *Syncer[T]) makeLanes(restCfg *rest.Config) error {
 		}
 		s.cfg.httpClient = hc
 	}
-	s.lanes = &lanes[T]{restCfg: restCfg, byNS: map[string]*lane[T]{}}
-	s.cache.parts = map[string]*part{}
-	s.cache.waiting = len(s.cfg.namespaces) == 0
-	for _, ns := range s.cfg.namespaces {
-		if _, ok := s.lanes.byNS[ns]; ok {
+	s.lanes = &lanes[T]{restCfg: restCfg, byKey: map[Key]*lane[T]{}, named: s.cfg.namesSet}
+	s.cache.parts, s.cache.named = map[Key]*part{}, s.cfg.namesSet
+	keys := s.cfg.names
+	if !s.cfg.namesSet {
+		keys = make([]Key, len(s.cfg.namespaces))
+		for i, ns := range s.cfg.namespaces {
+			keys[i] = Key{Namespace: ns}
+		}
+	}
+	s.cache.waiting = len(keys) == 0
+	for _, k := range keys {
+		if _, ok := s.lanes.byKey[k]; ok {
 			continue
 		}
-		if err := s.addLane(ns); err != nil {
+		if err := s.addLane(k); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// addLane makes the lane of ns, and starts it if Run is under way.
-// s.lanes.mu is held, or the Syncer not yet shared.
-func (s *Syncer[T]) addLane(ns string) error {
+// addLane makes the lane of k (a namespace's, Name "", or a name's), and
+// starts it if Run is under way. s.lanes.mu is held, or the Syncer not
+// yet shared.
+func (s *Syncer[T]) addLane(k Key) error {
 	l := &Syncer[T]{cfg: s.cfg, res: s.res, cache: s.cache, due: ReasonInitial, parent: s}
-	l.cfg.namespace, l.cfg.namespaces, l.cfg.namespacesSet = ns, nil, false
-	l.cfg.logger = s.cfg.logger.WithValues("namespace", ns)
+	l.cfg.namespace, l.cfg.namespaces, l.cfg.namespacesSet = k.Namespace, nil, false
+	l.cfg.names, l.cfg.namesSet = nil, false
+	l.cfg.logger = s.cfg.logger.WithValues("namespace", k.Namespace)
+	if k.Name != "" {
+		l.cfg.logger = s.cfg.logger.WithValues("name", k.String())
+		l.cfg.fieldSelector = nameSelector(k.Name, s.cfg.fieldSelector)
+		if l.cfg.watchList == 0 {
+			l.cfg.watchList = 1 // see WithNames: a WatchList of one name is a read of one key
+		}
+	}
 	if s.cfg.snapshotPath != "" {
-		l.cfg.snapshotPath = laneSnapshot(s.cfg.snapshotPath, ns)
+		l.cfg.snapshotPath = laneSnapshot(s.cfg.snapshotPath, k)
 	}
 	src, err := newSource[T](s.lanes.restCfg, s.res, &l.cfg)
 	if err != nil {
 		return err
 	}
 	l.src, src.report = src, l.report
-	l.part = s.cache.addPart(ns)
+	l.part = s.cache.addPart(k)
 	ln := &lane[T]{s: l}
-	s.lanes.byNS[ns] = ln
+	s.lanes.byKey[k] = ln
 	if s.lanes.ctx != nil {
 		s.lanes.start(ln)
 	}
 	return nil
 }
 
-// laneSnapshot is the snapshot file of namespace ns of a Syncer whose
-// WithSnapshot gave path.
-func laneSnapshot(path, ns string) string { return path + "." + ns }
+// laneSnapshot is the snapshot file of the lane of k of a Syncer whose
+// WithSnapshot gave path: the path, a dot and the namespace; for a name,
+// then a dot and the name (a namespace has no dot; a cluster-scoped
+// object's file has two dots before its name).
+func laneSnapshot(path string, k Key) string {
+	if k.Name == "" {
+		return path + "." + k.Namespace
+	}
+	return path + "." + k.Namespace + "." + k.Name
+}
 
 // start runs l's sync loop. ls.mu is held.
 func (ls *lanes[T]) start(l *lane[T]) {
@@ -151,7 +178,7 @@ func (s *Syncer[T]) runLanes(ctx context.Context) error {
 	ls := s.lanes
 	ls.mu.Lock()
 	ls.ctx = ctx
-	for _, l := range ls.byNS {
+	for _, l := range ls.byKey {
 		ls.start(l)
 	}
 	ls.mu.Unlock()
@@ -161,7 +188,7 @@ func (s *Syncer[T]) runLanes(ctx context.Context) error {
 	ls.mu.Unlock()
 	ls.running.Wait()
 	var errs []error
-	for _, l := range ls.byNS {
+	for _, l := range ls.byKey {
 		errs = append(errs, l.err)
 	}
 	return errors.Join(errs...)
@@ -194,38 +221,52 @@ func (s *Syncer[T]) SetNamespaces(namespaces ...string) error {
 	if ls.stopped || s.closing.isClosed() {
 		return fmt.Errorf("runtime: SetNamespaces on the Syncer of %s, which has stopped", s.res)
 	}
-	want := map[string]bool{}
-	for _, ns := range namespaces {
-		want[ns] = true
+	if ls.named {
+		return fmt.Errorf("runtime: SetNamespaces on the Syncer of %s, made with WithNames: use SetNames", s.res)
 	}
-	for ns := range want {
-		if _, ok := ls.byNS[ns]; !ok {
-			if err := s.addLane(ns); err != nil {
+	want := make([]Key, len(namespaces))
+	for i, ns := range namespaces {
+		want[i] = Key{Namespace: ns}
+	}
+	return s.setLanes(want, true)
+}
+
+// setLanes adds the lanes of keys want that are missing, and, with
+// exclusive, drops those not in want. s.lanes.mu is held.
+func (s *Syncer[T]) setLanes(want []Key, exclusive bool) error {
+	ls := s.lanes
+	wanted := make(map[Key]bool, len(want))
+	for _, k := range want {
+		wanted[k] = true
+		if _, ok := ls.byKey[k]; !ok {
+			if err := s.addLane(k); err != nil {
 				return err
 			}
 		}
 	}
-	for ns, l := range ls.byNS {
-		if !want[ns] {
-			delete(ls.byNS, ns)
-			s.dropLane(ns, l)
+	if exclusive {
+		for k, l := range ls.byKey {
+			if !wanted[k] {
+				delete(ls.byKey, k)
+				s.dropLane(k, l)
+			}
 		}
 	}
 	s.cache.known()
 	return nil
 }
 
-// dropLane stops l, the lane of ns, and takes its objects out of the
+// dropLane stops l, the lane of k, and takes its objects out of the
 // store. s.lanes.mu is held.
-func (s *Syncer[T]) dropLane(ns string, l *lane[T]) {
+func (s *Syncer[T]) dropLane(k Key, l *lane[T]) {
 	if l.cancel != nil {
 		l.cancel()
 		<-l.done
 	}
-	s.cache.removePart(ns)
+	s.cache.removePart(k)
 	if p := l.s.cfg.snapshotPath; p != "" {
 		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
-			s.cfg.logger.Error(err, "removing the snapshot of a namespace no longer covered", "resource", s.res.String(), "namespace", ns, "path", p)
+			s.cfg.logger.Error(err, "removing the snapshot of a part no longer covered", "resource", s.res.String(), "part", k.String(), "path", p)
 		}
 	}
 }
@@ -233,14 +274,14 @@ func (s *Syncer[T]) dropLane(ns string, l *lane[T]) {
 // Namespaces returns the namespaces a Syncer made with WithNamespaces
 // covers now, sorted; nil for any other Syncer (of one namespace, or all).
 func (s *Syncer[T]) Namespaces() []string {
-	if s.lanes == nil {
+	if s.lanes == nil || s.lanes.named {
 		return nil
 	}
 	s.lanes.mu.Lock()
 	defer s.lanes.mu.Unlock()
-	out := make([]string, 0, len(s.lanes.byNS))
-	for ns := range s.lanes.byNS {
-		out = append(out, ns)
+	out := make([]string, 0, len(s.lanes.byKey))
+	for k := range s.lanes.byKey {
+		out = append(out, k.Namespace)
 	}
 	slices.Sort(out)
 	return out
@@ -269,7 +310,7 @@ func (ls *lanes[T]) mode() Mode {
 	defer ls.mu.Unlock()
 	var last int64
 	m := ModeUnknown
-	for _, l := range ls.byNS {
+	for _, l := range ls.byKey {
 		if t := l.s.progress.finished.Load(); t > last {
 			last, m = t, Mode(l.s.mode.Load())
 		}
@@ -282,8 +323,8 @@ func (ls *lanes[T]) mode() Mode {
 // to the last finish (none while a namespace is under way).
 func (ls *lanes[T]) progress() Progress {
 	ls.mu.Lock()
-	lanes := make([]*Syncer[T], 0, len(ls.byNS))
-	for _, l := range ls.byNS {
+	lanes := make([]*Syncer[T], 0, len(ls.byKey))
+	for _, l := range ls.byKey {
 		lanes = append(lanes, l.s)
 	}
 	ls.mu.Unlock()
@@ -319,7 +360,7 @@ func (ls *lanes[T]) progress() Progress {
 func (ls *lanes[T]) release() {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
-	ls.byNS = map[string]*lane[T]{}
+	ls.byKey = map[Key]*lane[T]{}
 	ls.stopped = true
 }
 

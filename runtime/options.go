@@ -20,6 +20,8 @@ type config struct {
 	namespace       string
 	namespaces      []string // WithNamespaces
 	namespacesSet   bool     // WithNamespaces was given
+	names           []Key    // WithNames
+	namesSet        bool     // WithNames was given
 	labelSelector   string
 	fieldSelector   string
 	pageSize        int64
@@ -101,6 +103,7 @@ func (c *config) validate() error {
 		}
 	}
 	errs = append(errs, c.validateNamespaces()...)
+	errs = append(errs, c.validateNames()...)
 	for _, name := range c.indexTwice {
 		errs = append(errs, fmt.Errorf("WithIndex(%q) given twice: one index a name (a marker's index and a WithIndex may not share it)", name))
 	}

@@ -20,8 +20,8 @@ func cmIn(ns, name, rv string) *corev1.ConfigMap {
 func TestResyncOfOneNamespaceSweepsOnlyItsObjects(t *testing.T) {
 	s, d := NewDriver[*corev1.ConfigMap](Resource{Namespaced: true}, WithNamespaces("a", "b"))
 	c := s.cache
-	c.parts = map[string]*part{}
-	a, b := c.addPart("a"), c.addPart("b")
+	c.parts = map[Key]*part{}
+	a, b := c.addPart(Key{Namespace: "a"}), c.addPart(Key{Namespace: "b"})
 	var l log
 	s.AddHandler(l.handler())
 	take := func(step, want string) {
@@ -66,7 +66,7 @@ func TestResyncOfOneNamespaceSweepsOnlyItsObjects(t *testing.T) {
 		t.Errorf("a's snapshot: %v at %s (%v), want a/x", objs, rv, ok)
 	}
 
-	c.removePart("b")
+	c.removePart(Key{Namespace: "b"})
 	take("b removed", "delete x@3")
 	if s.Store().Len() != 1 {
 		t.Errorf("store holds %v, want a/x", s.Store().Keys())

@@ -133,6 +133,9 @@ func (s *Syncer[T]) settle(r *retry, res result) time.Duration {
 		wait = r.backoff.Step()
 	}
 	wait = max(wait, retryAfter(res.err))
+	if s.part.name != "" && refusal(kind) {
+		s.cache.refuse(s.part, &NameError{Key: s.part.key(), Kind: kind, Err: res.err})
+	}
 	s.cfg.metrics.Reconnected(ReasonFailed)
 	log.Info("sync failed; retrying", "op", res.op, "kind", kind.String(), "retryIn", wait.Round(time.Millisecond), "err", res.err.Error())
 	s.report(&SyncError{Kind: kind, Resource: s.res.String(), Op: res.op, RetryIn: wait, Err: res.err})

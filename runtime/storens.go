@@ -157,3 +157,15 @@ func (s *Store[T]) release() {
 	}
 	s.bytes.Store(0)
 }
+
+// sweepOne removes the object of k if it was last seen before epoch, and
+// returns it (or none) and the number of objects left.
+func (s *Store[T]) sweepOne(k Key, epoch uint64) ([]T, int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e, ok := s.items[k]; ok && e.epoch < epoch {
+		s.drop(k, e)
+		return []T{e.obj}, len(s.items)
+	}
+	return nil, len(s.items)
+}

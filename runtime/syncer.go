@@ -18,8 +18,8 @@ type Syncer[T Object] struct {
 	cache    *cache[T]
 	src      *source[T] // nil for a Syncer made by NewDriver
 	part     *part      // the objects its sync loop keeps in the cache (see parts.go)
-	lanes    *lanes[T]  // WithNamespaces: a sync loop per namespace (see namespaces.go)
-	parent   *Syncer[T] // for the loop of one namespace of a Syncer over several, that Syncer
+	lanes    *lanes[T]  // WithNamespaces or WithNames: a sync loop per namespace or name (see namespaces.go, names.go)
+	parent   *Syncer[T] // for the loop of one namespace or name of a Syncer over several, that Syncer
 	mode     atomic.Int32
 	running  atomic.Bool
 	closing  closing // see Close
@@ -54,7 +54,7 @@ func New[T Object](cfg *rest.Config, res Resource, opts ...Option) (*Syncer[T], 
 	if err := s.cfg.validate(); err != nil {
 		return nil, fmt.Errorf("runtime.New: %s: %w", res, err)
 	}
-	if s.cfg.namespacesSet && res.Namespaced {
+	if s.cfg.namespacesSet && res.Namespaced || s.cfg.namesSet {
 		if err := s.makeLanes(cfg); err != nil {
 			return nil, fmt.Errorf("runtime.New: %s: %w", res, err)
 		}

@@ -220,15 +220,18 @@ func (c *cache[T]) observedRV() string {
 	return out
 }
 
-// allParts returns the parts of the Syncer: its namespaces', or the one
-// of all its objects. c.mu is held.
+// allParts returns the parts of the Syncer: its namespaces', its names'
+// but those the server refuses, or the one of all its objects. c.mu is
+// held.
 func (c *cache[T]) allParts() []*part {
 	if c.parts == nil {
 		return []*part{c.whole}
 	}
 	out := make([]*part, 0, len(c.parts))
 	for _, p := range c.parts {
-		out = append(out, p)
+		if p.refused == nil { // a name the server refuses holds nothing (WithNames)
+			out = append(out, p)
+		}
 	}
 	return out
 }
@@ -281,7 +284,7 @@ func (c *cache[T]) objectAt(k Key, rv string) (bool, error) {
 			return true, nil
 		}
 	}
-	p := c.partOf(k.Namespace)
+	p := c.partOf(k)
 	if p == nil {
 		return !c.waiting, nil
 	}
@@ -300,7 +303,7 @@ func (c *cache[T]) deletionSeen(k Key, uid types.UID, known string) (bool, error
 		o := e.obj
 		return o.GetUID() != uid || o.GetDeletionTimestamp() != nil && keptForNow(o), nil
 	}
-	p := c.partOf(k.Namespace)
+	p := c.partOf(k)
 	if p == nil {
 		return !c.waiting, nil
 	}
