@@ -37,6 +37,8 @@ func (m *Metrics) For(resource string) runtime.Metrics {
 		readFailOpen:   m.readFailOpen.MustCurryWith(l),
 		driftRepairs:   m.driftRepairs.MustCurryWith(l),
 		notSaved:       m.notSaved.With(l),
+		names:          m.names.With(l),
+		namesRefused:   m.namesRefused.With(l),
 	}
 	// EventReceived is called for every object: look its counters up once.
 	for _, t := range []watch.EventType{watch.Added, watch.Modified, watch.Deleted, watch.Bookmark, watch.Error} {
@@ -69,11 +71,14 @@ type bound struct {
 	readFailOpen   *prometheus.CounterVec
 	driftRepairs   *prometheus.CounterVec
 	notSaved       prometheus.Counter
+	names          prometheus.Gauge
+	namesRefused   prometheus.Gauge
 }
 
 var (
 	_ runtime.Metrics         = (*bound)(nil)
 	_ runtime.SnapshotMetrics = (*bound)(nil)
+	_ runtime.NamesMetrics    = (*bound)(nil)
 )
 
 func lower(s string) string { return strings.ToLower(s) }
@@ -162,3 +167,9 @@ func (b *bound) DriftRepaired(reason runtime.Reason) {
 
 // ObjectsNotSaved implements runtime.SnapshotMetrics.
 func (b *bound) ObjectsNotSaved(n int) { b.notSaved.Add(float64(n)) }
+
+// Names implements runtime.NamesMetrics.
+func (b *bound) Names(n, refused int) {
+	b.names.Set(float64(n))
+	b.namesRefused.Set(float64(refused))
+}

@@ -28,6 +28,8 @@ type Metrics struct {
 	readFailOpen   *prometheus.CounterVec
 	driftRepairs   *prometheus.CounterVec
 	notSaved       *prometheus.CounterVec
+	names          *prometheus.GaugeVec
+	namesRefused   *prometheus.GaugeVec
 }
 
 // Option configures New.
@@ -89,6 +91,8 @@ func New(reg prometheus.Registerer, opts ...Option) (*Metrics, error) {
 		readFailOpen: counter("read_wait_fail_open_total", "Waits for the store that returned at once because resourceVersions do not compare (the read may miss the program's own writes).", "resource", "operation"),
 		driftRepairs: counter("drift_repairs_total", "Objects a drift check found the store wrong about and repaired, by what was wrong (missing, stale, gone).", "resource", "reason"),
 		notSaved:     counter("snapshot_objects_not_saved_total", "Objects left out of a snapshot written, each time, because they could not be encoded (runtime.SnapshotMetrics).", "resource"),
+		names:        gauge("names", "Names a syncer over names (runtime.WithNames) keeps.", "resource"),
+		namesRefused: gauge("names_refused", "Names of a syncer over names that the server refuses to list or watch (runtime.NameError).", "resource"),
 	}
 	for _, c := range m.collectors() {
 		if err := reg.Register(c); err != nil {
@@ -112,7 +116,7 @@ func (m *Metrics) collectors() []prometheus.Collector {
 		m.events, m.syncs, m.syncDuration, m.syncObjects, m.errors, m.mode, m.relists,
 		m.reconnects, m.objects, m.storeBytes, m.queueDepth, m.handlerWait, m.handlerLatency, m.handlerPanics, m.shardMode,
 		m.readWaits, m.readFailOpen,
-		m.driftRepairs, m.notSaved,
+		m.driftRepairs, m.notSaved, m.names, m.namesRefused,
 	}
 }
 

@@ -28,6 +28,8 @@
 //	syncer_handler_latency_seconds{resource,handler}   how long each call took
 //	syncer_handler_panics_total{resource,handler}      calls that panicked
 //	syncer_snapshot_objects_not_saved_total{resource}  objects left out of a snapshot written (runtime.SnapshotMetrics)
+//	syncer_names{resource}                             names a syncer over names keeps (runtime.NamesMetrics)
+//	syncer_names_refused{resource}                     of those, names the server refuses
 //
 // The event type and every other label value are lower case ("added",
 // "watchlist", "forbidden", "expired").

@@ -49,6 +49,7 @@ func TestCallsLandInTheirSeries(t *testing.T) {
 	cms.DriftRepaired(runtime.ReasonDriftStale)
 	pods.DriftRepaired(runtime.ReasonDriftGone)
 	cms.(runtime.SnapshotMetrics).ObjectsNotSaved(2)
+	cms.(runtime.NamesMetrics).Names(4, 1)
 
 	want := `
 # HELP syncer_events_total Events read from watch streams and LIST pages, by type.
@@ -106,10 +107,18 @@ syncer_drift_repairs_total{reason="gone",resource="pods/v1"} 1
 # TYPE syncer_snapshot_objects_not_saved_total counter
 syncer_snapshot_objects_not_saved_total{resource="configmaps/v1"} 2
 syncer_snapshot_objects_not_saved_total{resource="pods/v1"} 0
+# HELP syncer_names Names a syncer over names (runtime.WithNames) keeps.
+# TYPE syncer_names gauge
+syncer_names{resource="configmaps/v1"} 4
+syncer_names{resource="pods/v1"} 0
+# HELP syncer_names_refused Names of a syncer over names that the server refuses to list or watch (runtime.NameError).
+# TYPE syncer_names_refused gauge
+syncer_names_refused{resource="configmaps/v1"} 1
+syncer_names_refused{resource="pods/v1"} 0
 `
 	names := []string{"syncer_events_total", "syncer_errors_total", "syncer_mode", "syncer_objects", "syncer_store_bytes", "syncer_syncs_total",
 		"syncer_relists_total", "syncer_reconnects_total", "syncer_handler_queue_depth", "syncer_handler_panics_total", "syncer_read_wait_fail_open_total",
-		"syncer_drift_repairs_total", "syncer_snapshot_objects_not_saved_total"}
+		"syncer_drift_repairs_total", "syncer_snapshot_objects_not_saved_total", "syncer_names", "syncer_names_refused"}
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), names...); err != nil {
 		t.Error(err)
 	}

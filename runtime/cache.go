@@ -346,7 +346,11 @@ func (c *cache[T]) finishResync(p *part, rv string) {
 		}
 	}
 	c.stored(n)
-	p.inResync, p.synced, p.refused = false, true, nil
+	if p.refused != nil {
+		p.refused = nil
+		c.countNames()
+	}
+	p.inResync, p.synced = false, true
 	c.wake()
 	c.settle(true)
 }

@@ -137,6 +137,16 @@ func (NopMetrics) HandlerQueueDepth(string, int) {}
 func (NopMetrics) HandlerCalled(string, time.Duration, time.Duration) {}
 
 // HandlerPanicked implements Metrics.
+// NamesMetrics is what a Metrics may implement besides, to tell the size
+// of the set of a Syncer over names (WithNames), as SnapshotMetrics is to
+// count objects not saved. NopMetrics and package prometheusmetrics
+// implement it.
+type NamesMetrics interface {
+	// Names is called when the set changes or a name's standing does: n
+	// names in all, refused of them refused by the server (NameError).
+	Names(n, refused int)
+}
+
 func (NopMetrics) HandlerPanicked(string) {}
 
 // ReadWaited implements Metrics.
@@ -147,3 +157,6 @@ func (NopMetrics) DriftRepaired(Reason) {}
 
 // ObjectsNotSaved implements SnapshotMetrics.
 func (NopMetrics) ObjectsNotSaved(int) {}
+
+// Names implements NamesMetrics.
+func (NopMetrics) Names(int, int) {}

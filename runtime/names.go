@@ -244,6 +244,22 @@ func (c *cache[T]) nameStateLocked(k Key) (synced bool, err error) {
 	return false, nil
 }
 
+// countNames tells NamesMetrics the size of the set of names and how many
+// the server refuses. c.mu is held.
+func (c *cache[T]) countNames() {
+	m, ok := c.cfg.metrics.(NamesMetrics)
+	if !ok || !c.named {
+		return
+	}
+	refused := 0
+	for _, p := range c.parts {
+		if p.refused != nil {
+			refused++
+		}
+	}
+	m.Names(len(c.parts), refused)
+}
+
 // refuse records that the server refuses p's name: p holds the Syncer's
 // sync back no longer, and whoever waits for it learns why.
 func (c *cache[T]) refuse(p *part, err *NameError) {
@@ -252,7 +268,11 @@ func (c *cache[T]) refuse(p *part, err *NameError) {
 	if p.synced {
 		return // refused after it synced: it keeps its object and retries, as any Syncer does
 	}
+	first := p.refused == nil
 	p.refused, p.inResync = err, false // the attempt's resync ends with nothing; the next attempt begins another
+	if first {
+		c.countNames()
+	}
 	c.wake()
 	c.settle(false)
 }

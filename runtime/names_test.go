@@ -132,6 +132,15 @@ func churnNames(t *testing.T, cs kubernetes.Interface, ns string, n int) *churn 
 	return c
 }
 
+// namesCounted keeps what runtime.NamesMetrics was last told.
+type namesCounted struct {
+	runtime.NopMetrics
+	n, refused atomic.Int64
+}
+
+func (m *namesCounted) Names(n, refused int) { m.n.Store(int64(n)); m.refused.Store(int64(refused)) }
+func (m *namesCounted) get() (int, int)     { return int(m.n.Load()), int(m.refused.Load()) }
+
 func cmKeys(ns string, is ...int) []runtime.Key {
 	out := make([]runtime.Key, len(is))
 	for i, n := range is {
@@ -181,8 +190,9 @@ func TestNamesUnderRBAC(t *testing.T) {
 		t.Fatalf("a LIST of every ConfigMap as %s: %v, want Forbidden (the Role must name its objects)", user, err)
 	}
 
+	var m namesCounted
 	s, err := runtime.New[*corev1.ConfigMap](as(cfg, user), configMaps, runtime.WithNames(cmKeys(ns, 0, 1, 2, 3)...),
-		runtime.WithBackoff(100*time.Millisecond, time.Second))
+		runtime.WithBackoff(100*time.Millisecond, time.Second), runtime.WithMetrics(&m))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,6 +213,9 @@ func TestNamesUnderRBAC(t *testing.T) {
 	}
 	if got, want := keys(s), sorted(names(ns, 0, 1, 2)); !slices.Equal(got, want) {
 		t.Fatalf("store %v, want %v", got, want)
+	}
+	if n, refused := m.get(); n != 4 || refused != 1 {
+		t.Errorf("NamesMetrics told %d names, %d refused; want 4, 1", n, refused)
 	}
 
 	// Writes flow to every ConfigMap of ns, named or not; names come and go.
@@ -243,6 +256,9 @@ func TestNamesUnderRBAC(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, 30*time.Second, "the name granted later to sync", func() bool { return s.NameErr(cmKeys(ns, 3)[0]) == nil })
+	if n, refused := m.get(); n != len(s.Names()) || refused != 0 {
+		t.Errorf("NamesMetrics told %d names, %d refused; want %d, 0", n, refused, len(s.Names()))
+	}
 	before := w.writes.Load()
 	eventually(t, 20*time.Second, "300 writes more", func() bool { return w.writes.Load() >= before+300 })
 	if m := s.Mode(); m != runtime.ModeWatchList {

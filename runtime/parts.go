@@ -109,6 +109,7 @@ func (c *cache[T]) addPart(k Key) *part {
 	}
 	p := &part{ns: k.Namespace, name: k.Name}
 	c.parts[k] = p
+	c.countNames()
 	return p
 }
 
@@ -123,6 +124,7 @@ func (c *cache[T]) removePart(k Key) {
 		return
 	}
 	delete(c.parts, k)
+	c.countNames()
 	var gone []T
 	var n int
 	if p.name != "" {
