@@ -221,7 +221,7 @@ func (c *Client) Get(ctx context.Context, key client.ObjectKey, obj client.Objec
 // syncersGet is Get from the syncer that serves obj's type.
 func (c *Client) syncersGet(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 	if w, on := c.writerOf(kindOf(obj)); on && !(&client.GetOptions{}).ApplyOptions(opts).DisableReadYourWritesConsistency {
-		if err := c.reader.readyFor(ctx, obj, key.Namespace); err != nil {
+		if err := c.reader.readyFor(ctx, obj, key); err != nil {
 			return c.reader.Get(ctx, key, obj, opts...) // which tells it as the cache does
 		}
 		if err := w.waitGet(ctx, key); err != nil {

@@ -30,6 +30,7 @@ type Reader struct {
 	mu     sync.RWMutex
 	byType map[kind]*store
 	share  bool
+	names  namesOptions // for syncers over names (named.go)
 }
 
 // ReaderOption configures a Reader.
@@ -64,6 +65,7 @@ type store struct {
 	byIndex  func(namespace, index, value string) []client.Object // "": every namespace
 	hasIndex func(index string) bool
 	covers   func(namespace string) (covered, synced bool) // runtime.Syncer.Covers
+	names    *names                                        // a syncer over names (runtime.WithNames); nil otherwise
 }
 
 // syncerState is what a Reader and a Source tell of a *runtime.Syncer[T]
@@ -130,6 +132,7 @@ func register[T client.Object](r *Reader, s *runtime.Syncer[T], started func() b
 		},
 		hasIndex: st.HasIndex,
 		covers:   s.Covers,
+		names:    namesOf(s, r.names),
 	}
 }
 
@@ -191,7 +194,7 @@ func (r *Reader) Get(ctx context.Context, key client.ObjectKey, obj client.Objec
 	if s == nil {
 		return noSyncer(obj)
 	}
-	if err := s.ready(ctx, key.Namespace); err != nil {
+	if err := s.readyKey(ctx, key); err != nil {
 		if errors.Is(err, errUnknownNamespace) {
 			return fmt.Errorf("unable to get: %v because of unknown namespace for the cache", key)
 		}
@@ -255,6 +258,9 @@ func (r *Reader) List(ctx context.Context, list client.ObjectList, opts ...clien
 	lo.ApplyOptions(opts)
 	if lo.Continue != "" {
 		return errors.New("continue list option is not supported by the cache") // the cache's words: a store has no pages
+	}
+	if s.names != nil && !s.names.o.lists {
+		return errListOfNames(list)
 	}
 	if err := s.ready(ctx, lo.Namespace); err != nil {
 		if errors.Is(err, errUnknownNamespace) {

@@ -60,17 +60,26 @@ func (s *store) ready(ctx context.Context, ns string) error {
 	}
 }
 
+// readyKey is ready for the object of key: for a syncer over names, once
+// its name has synced (named.go).
+func (s *store) readyKey(ctx context.Context, key client.ObjectKey) error {
+	if s.names != nil {
+		return s.names.ensure(ctx, s.typ, key)
+	}
+	return s.ready(ctx, key.Namespace)
+}
+
 // whyNotSynced tells why s has not synced, in syncerset's words: its last
 // failure and what it means, or how far it has come.
 func whyNotSynced(s syncerState, handlersBehind bool) syncerset.NotSynced {
 	return syncerset.NotSynced{Resource: s.Resource().String(), Err: s.LastError(), Progress: s.Progress(), HandlersBehind: handlersBehind}
 }
 
-// readyFor is ready for the syncer of obj's type, in namespace ns.
-func (r *Reader) readyFor(ctx context.Context, obj client.Object, ns string) error {
+// readyFor is ready for the object of key of the syncer of obj's type.
+func (r *Reader) readyFor(ctx context.Context, obj client.Object, key client.ObjectKey) error {
 	s := r.storeOf(kindOf(obj))
 	if s == nil {
 		return noSyncer(obj)
 	}
-	return s.ready(ctx, ns)
+	return s.readyKey(ctx, key)
 }

@@ -23,9 +23,10 @@ import (
 // by name (a Role with resourceNames) can sync them, and one that reads a
 // few objects of a large resource keeps and reads only those. For a
 // cluster-scoped resource the keys have no namespace. AddNames,
-// RemoveNames and SetNames change the set at any time; with no key
-// given, the Syncer waits for its first set, as WithNamespaces with none
-// does. Each name costs the server one watch: for more than a few
+// RemoveNames and SetNames change the set at any time; with no key given
+// the Syncer keeps nothing, and once run it has synced (all of none):
+// names added later are synced as a namespace added to WithNamespaces is,
+// HasSynced staying true (WaitForName waits for one). Each name costs the server one watch: for more than a few
 // hundred names of a resource a program may list, a Syncer of the
 // resource, or its metadata (package dynamicsyncer), costs it less.
 //
@@ -159,6 +160,9 @@ func (s *Syncer[T]) changeNames(op string, add, remove []Key, exclusive bool) er
 	}
 	return s.setLanes(add, exclusive)
 }
+
+// OverNames tells whether the Syncer was made with WithNames.
+func (s *Syncer[T]) OverNames() bool { return s.lanes != nil && s.lanes.named }
 
 // Names returns the keys a Syncer made with WithNames keeps now, sorted;
 // nil for any other Syncer.

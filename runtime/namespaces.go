@@ -108,7 +108,7 @@ func (s *Syncer[T]) makeLanes(restCfg *rest.Config) error {
 			keys[i] = Key{Namespace: ns}
 		}
 	}
-	s.cache.waiting = len(keys) == 0
+	s.cache.waiting = len(keys) == 0 && !s.cfg.namesSet // a Syncer over no name has synced them all (runLanes)
 	for _, k := range keys {
 		if _, ok := s.lanes.byKey[k]; ok {
 			continue
@@ -180,6 +180,9 @@ func (s *Syncer[T]) runLanes(ctx context.Context) error {
 	ls.ctx = ctx
 	for _, l := range ls.byKey {
 		ls.start(l)
+	}
+	if ls.named && len(ls.byKey) == 0 {
+		s.cache.known() // no name yet: synced, every one of none
 	}
 	ls.mu.Unlock()
 	<-ctx.Done()

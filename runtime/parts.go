@@ -146,11 +146,12 @@ func (c *cache[T]) removePart(k Key) {
 	c.wake()
 }
 
-// known ends the wait for the first set of namespaces.
+// known ends the wait for the first set of namespaces; a Syncer over
+// names with none has synced.
 func (c *cache[T]) known() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.waiting {
+	if c.waiting || c.named && len(c.parts) == 0 {
 		c.waiting = false
 		c.settle(false)
 	}
