@@ -139,7 +139,7 @@ type namesCounted struct {
 }
 
 func (m *namesCounted) Names(n, refused int) { m.n.Store(int64(n)); m.refused.Store(int64(refused)) }
-func (m *namesCounted) get() (int, int)     { return int(m.n.Load()), int(m.refused.Load()) }
+func (m *namesCounted) get() (int, int)      { return int(m.n.Load()), int(m.refused.Load()) }
 
 func cmKeys(ns string, is ...int) []runtime.Key {
 	out := make([]runtime.Key, len(is))
