@@ -18,11 +18,28 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/syncer-gen/syncer-gen/ctrlsyncer"
 	coresyncers "github.com/syncer-gen/syncer-gen/examples/builtin/syncers/core/v1"
 	"github.com/syncer-gen/syncer-gen/runtime"
 )
+
+// namedConfigMaps starts mgr with a Client whose ConfigMaps are served by
+// a syncer over names, none yet.
+func namedConfigMaps(t *testing.T, mgr manager.Manager, opts ...ctrlsyncer.ClientOption) (*ctrlsyncer.Client, *runtime.Syncer[*corev1.ConfigMap]) {
+	t.Helper()
+	c, err := ctrlsyncer.NewClient(mgr, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ctrlsyncer.Add(mgr, field(c), coresyncers.ConfigMapSyncerIn, runtime.WithNames())
+	if err != nil {
+		t.Fatal(err)
+	}
+	start(t, mgr)
+	return c, s
+}
 
 // A reconciler whose Role names the few ConfigMaps it reads
 // (resourceNames) and no other, its ConfigMaps served by a syncer over
@@ -57,16 +74,7 @@ func TestNamedReadsUnderRBAC(t *testing.T) {
 	cfg := rest.CopyConfig(srv.Config())
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
 
-	mgr := newManager(t, cfg, logr.Discard(), readsItsWrites(true))
-	c, err := ctrlsyncer.NewClient(mgr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := ctrlsyncer.Add(mgr, field(c), coresyncers.ConfigMapSyncerIn, runtime.WithNames())
-	if err != nil {
-		t.Fatal(err)
-	}
-	start(t, mgr)
+	c, s := namedConfigMaps(t, newManager(t, cfg, logr.Discard(), readsItsWrites(true)))
 	if err := s.WaitForSync(ctx); err != nil {
 		t.Fatalf("a syncer over no name yet: %v", err)
 	}
@@ -77,7 +85,7 @@ func TestNamedReadsUnderRBAC(t *testing.T) {
 		}
 	}
 	var got corev1.ConfigMap
-	err = c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "d"}, &got)
+	err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "d"}, &got)
 	var nameErr *runtime.NameError
 	if !apierrors.IsForbidden(err) || !errors.As(err, &nameErr) {
 		t.Fatalf("Get of a name the Role does not grant: %v, want Forbidden, a *runtime.NameError", err)
@@ -174,16 +182,7 @@ func TestNamesNotReadAreDropped(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	mgr := newManager(t, srv.Config(), logr.Discard())
-	c, err := ctrlsyncer.NewClient(mgr, ctrlsyncer.WithReaderOptions(ctrlsyncer.NamesDroppedAfter(time.Second)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := ctrlsyncer.Add(mgr, field(c), coresyncers.ConfigMapSyncerIn, runtime.WithNames())
-	if err != nil {
-		t.Fatal(err)
-	}
-	start(t, mgr)
+	c, s := namedConfigMaps(t, newManager(t, srv.Config(), logr.Discard()), ctrlsyncer.WithReaderOptions(ctrlsyncer.NamesDroppedAfter(time.Second)))
 	var got corev1.ConfigMap
 	get := func(name string) {
 		t.Helper()
