@@ -1,6 +1,7 @@
 package prometheusmetrics
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -39,6 +40,10 @@ func (m *Metrics) For(resource string) runtime.Metrics {
 		notSaved:       m.notSaved.With(l),
 		names:          m.names.With(l),
 		namesRefused:   m.namesRefused.With(l),
+		lag:            m.lag.With(l),
+		lagSamples:     m.lagSamples.With(l),
+		storeRV:        m.storeRV.With(l),
+		stalls:         m.stalls.With(l),
 	}
 	// EventReceived is called for every object: look its counters up once.
 	for _, t := range []watch.EventType{watch.Added, watch.Modified, watch.Deleted, watch.Bookmark, watch.Error} {
@@ -73,12 +78,17 @@ type bound struct {
 	notSaved       prometheus.Counter
 	names          prometheus.Gauge
 	namesRefused   prometheus.Gauge
+	lag            prometheus.Gauge
+	lagSamples     prometheus.Observer
+	storeRV        prometheus.Gauge
+	stalls         prometheus.Counter
 }
 
 var (
 	_ runtime.Metrics         = (*bound)(nil)
 	_ runtime.SnapshotMetrics = (*bound)(nil)
 	_ runtime.NamesMetrics    = (*bound)(nil)
+	_ runtime.LagMetrics      = (*bound)(nil)
 )
 
 func lower(s string) string { return strings.ToLower(s) }
@@ -173,3 +183,16 @@ func (b *bound) Names(n, refused int) {
 	b.names.Set(float64(n))
 	b.namesRefused.Set(float64(refused))
 }
+
+// Lagged implements runtime.LagMetrics. A resourceVersion that is not an
+// integer leaves the gauge as it was.
+func (b *bound) Lagged(behind time.Duration, storeRV string) {
+	b.lag.Set(behind.Seconds())
+	b.lagSamples.Observe(behind.Seconds())
+	if rv, err := strconv.ParseUint(storeRV, 10, 64); err == nil {
+		b.storeRV.Set(float64(rv))
+	}
+}
+
+// WatchStalled implements runtime.LagMetrics.
+func (b *bound) WatchStalled() { b.stalls.Inc() }

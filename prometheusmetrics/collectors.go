@@ -30,6 +30,10 @@ type Metrics struct {
 	notSaved       *prometheus.CounterVec
 	names          *prometheus.GaugeVec
 	namesRefused   *prometheus.GaugeVec
+	lag            *prometheus.GaugeVec
+	lagSamples     *prometheus.HistogramVec
+	storeRV        *prometheus.GaugeVec
+	stalls         *prometheus.CounterVec
 }
 
 // Option configures New.
@@ -93,6 +97,10 @@ func New(reg prometheus.Registerer, opts ...Option) (*Metrics, error) {
 		notSaved:     counter("snapshot_objects_not_saved_total", "Objects left out of a snapshot written, each time, because they could not be encoded (runtime.SnapshotMetrics).", "resource"),
 		names:        gauge("names", "Names a syncer over names (runtime.WithNames) keeps.", "resource"),
 		namesRefused: gauge("names_refused", "Names of a syncer over names that the server refuses to list or watch (runtime.NameError).", "resource"),
+		lag:          gauge("lag_seconds", "How far behind the server the store was at the last lag probe, in seconds (runtime.WithLagProbe; 0: it held the server's state).", "resource"),
+		lagSamples:   histogram("lag_probe_seconds", "The lag each probe measured, in seconds (runtime.WithLagProbe).", waitBuckets, "resource"),
+		storeRV:      gauge("store_resource_version", "The resourceVersion the store is at, at the last lag probe (runtime.WithLagProbe).", "resource"),
+		stalls:       counter("watch_stalls_total", "Watches restarted because they delivered nothing while a lag probe showed the store behind (runtime.WithLagProbe).", "resource"),
 	}
 	for _, c := range m.collectors() {
 		if err := reg.Register(c); err != nil {
@@ -116,7 +124,7 @@ func (m *Metrics) collectors() []prometheus.Collector {
 		m.events, m.syncs, m.syncDuration, m.syncObjects, m.errors, m.mode, m.relists,
 		m.reconnects, m.objects, m.storeBytes, m.queueDepth, m.handlerWait, m.handlerLatency, m.handlerPanics, m.shardMode,
 		m.readWaits, m.readFailOpen,
-		m.driftRepairs, m.notSaved, m.names, m.namesRefused,
+		m.driftRepairs, m.notSaved, m.names, m.namesRefused, m.lag, m.lagSamples, m.storeRV, m.stalls,
 	}
 }
 

@@ -30,6 +30,10 @@
 //	syncer_snapshot_objects_not_saved_total{resource}  objects left out of a snapshot written (runtime.SnapshotMetrics)
 //	syncer_names{resource}                             names a syncer over names keeps (runtime.NamesMetrics)
 //	syncer_names_refused{resource}                     of those, names the server refuses
+//	syncer_lag_seconds{resource}                       how far behind the server the store was at the last lag probe (runtime.LagMetrics)
+//	syncer_lag_probe_seconds{resource}                 the lag each probe measured (a histogram)
+//	syncer_store_resource_version{resource}            the store's resourceVersion at the last probe
+//	syncer_watch_stalls_total{resource}                watches restarted for delivering nothing while the store stayed behind
 //
 // The event type and every other label value are lower case ("added",
 // "watchlist", "forbidden", "expired").

@@ -50,6 +50,8 @@ func TestCallsLandInTheirSeries(t *testing.T) {
 	pods.DriftRepaired(runtime.ReasonDriftGone)
 	cms.(runtime.SnapshotMetrics).ObjectsNotSaved(2)
 	cms.(runtime.NamesMetrics).Names(4, 1)
+	cms.(runtime.LagMetrics).Lagged(1500*time.Millisecond, "12345")
+	cms.(runtime.LagMetrics).WatchStalled()
 
 	want := `
 # HELP syncer_events_total Events read from watch streams and LIST pages, by type.
@@ -115,10 +117,22 @@ syncer_names{resource="pods/v1"} 0
 # TYPE syncer_names_refused gauge
 syncer_names_refused{resource="configmaps/v1"} 1
 syncer_names_refused{resource="pods/v1"} 0
+# HELP syncer_lag_seconds How far behind the server the store was at the last lag probe, in seconds (runtime.WithLagProbe; 0: it held the server's state).
+# TYPE syncer_lag_seconds gauge
+syncer_lag_seconds{resource="configmaps/v1"} 1.5
+syncer_lag_seconds{resource="pods/v1"} 0
+# HELP syncer_store_resource_version The resourceVersion the store is at, at the last lag probe (runtime.WithLagProbe).
+# TYPE syncer_store_resource_version gauge
+syncer_store_resource_version{resource="configmaps/v1"} 12345
+syncer_store_resource_version{resource="pods/v1"} 0
+# HELP syncer_watch_stalls_total Watches restarted because they delivered nothing while a lag probe showed the store behind (runtime.WithLagProbe).
+# TYPE syncer_watch_stalls_total counter
+syncer_watch_stalls_total{resource="configmaps/v1"} 1
+syncer_watch_stalls_total{resource="pods/v1"} 0
 `
 	names := []string{"syncer_events_total", "syncer_errors_total", "syncer_mode", "syncer_objects", "syncer_store_bytes", "syncer_syncs_total",
 		"syncer_relists_total", "syncer_reconnects_total", "syncer_handler_queue_depth", "syncer_handler_panics_total", "syncer_read_wait_fail_open_total",
-		"syncer_drift_repairs_total", "syncer_snapshot_objects_not_saved_total", "syncer_names", "syncer_names_refused"}
+		"syncer_drift_repairs_total", "syncer_snapshot_objects_not_saved_total", "syncer_names", "syncer_names_refused", "syncer_lag_seconds", "syncer_store_resource_version", "syncer_watch_stalls_total"}
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), names...); err != nil {
 		t.Error(err)
 	}

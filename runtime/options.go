@@ -49,6 +49,7 @@ type config struct {
 
 	resyncPeriod time.Duration // WithResyncPeriod; 0: none
 	driftEvery   time.Duration // WithDriftCheck; 0: none
+	lagProbe     time.Duration // WithLagProbe; 0: none
 }
 
 func defaultConfig() config {
@@ -94,6 +95,7 @@ func (c *config) validate() error {
 	}
 	offOrPositive("WithResyncPeriod", c.resyncPeriod)
 	offOrPositive("WithDriftCheck", c.driftEvery)
+	offOrPositive("WithLagProbe", c.lagProbe)
 	if c.pageSize < 0 {
 		errs = append(errs, fmt.Errorf("WithPageSize must not be negative, got %d", c.pageSize))
 	}

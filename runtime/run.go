@@ -83,11 +83,23 @@ func (s *Syncer[T]) loop(ctx context.Context) (err error) {
 			}
 		}()
 	}
+	if s.cfg.lagProbe > 0 {
+		probing, stop := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { defer close(done); s.probeLoop(probing) }()
+		defer func() { stop(); <-done }()
+	}
 	r := newRetry(&s.cfg)
 	for ctx.Err() == nil {
-		res := s.cycle(ctx)
+		cctx, cancel := context.WithCancel(ctx)
+		s.lag.restart.Store(&cancel) // a probe restarts a stalled watch (lag.go)
+		res := s.cycle(cctx)
+		cancel()
 		if ctx.Err() != nil {
 			break
+		}
+		if s.lag.stalled.Swap(false) {
+			res = result{op: "watch", ended: ReasonStalled, received: true}
 		}
 		if !sleep(ctx, s.settle(r, res)) {
 			break

@@ -163,7 +163,11 @@ func (s *source[T]) watch(ctx context.Context, rv string) (*stream, error) {
 // returns its events as a stream that the caller decodes on its own
 // goroutine. An error answer is the server's Status, as a *StatusError.
 func (s *source[T]) open(ctx context.Context, opts metav1.ListOptions) (*stream, error) {
-	timeout := s.watchTimeout()
+	return s.openFor(ctx, opts, s.watchTimeout())
+}
+
+// openFor is open with the timeout given.
+func (s *source[T]) openFor(ctx context.Context, opts metav1.ListOptions, timeout time.Duration) (*stream, error) {
 	opts.TimeoutSeconds = new(int64(timeout / time.Second))
 	ctx, cancel := context.WithCancel(ctx)
 	req, asked := s.ask(s.request(), false)

@@ -25,6 +25,7 @@ type Syncer[T Object] struct {
 	closing  closing // see Close
 	progress progress
 	lastErr  atomic.Pointer[SyncError]
+	lag      lagState // its probes (lag.go)
 
 	saving sync.Mutex // one snapshot written at a time
 

@@ -33,7 +33,9 @@ type Proxy struct {
 	log             requestLog
 
 	mu       sync.Mutex
-	streams  map[*http.Request]func() // open watch streams and how to cut them
+	streams  map[*http.Request]func()       // open watch streams and how to cut them
+	stallers map[*http.Request]*atomic.Bool // open watch streams and whether each is stalled (StallWatches)
+	stalls   atomic.Int64
 	watches  atomic.Int64
 	cutAfter atomic.Int64 // bytes; 0 = streams are not cut by size
 	cuts     atomic.Int64 // streams ended by the proxy
@@ -142,15 +144,22 @@ func (p *Proxy) serve(rp *httputil.ReverseProxy, w http.ResponseWriter, r *http.
 	r = r.WithContext(ctx)
 	var once sync.Once
 	cut := func() { once.Do(func() { p.cuts.Add(1); cancel() }) }
+	stalled := new(atomic.Bool)
 	p.mu.Lock()
 	p.streams[r] = cut
+	if p.stallers == nil {
+		p.stallers = map[*http.Request]*atomic.Bool{}
+	}
+	p.stallers[r] = stalled
 	p.mu.Unlock()
 	defer func() {
 		p.mu.Lock()
 		delete(p.streams, r)
+		delete(p.stallers, r)
 		p.mu.Unlock()
 		cancel()
 	}()
+	w = &stallingWriter{ResponseWriter: w, ctx: ctx, stalled: stalled}
 	if n := p.cutAfter.Load(); n > 0 {
 		w = &cuttingWriter{ResponseWriter: w, left: n, cut: cut}
 	}
