@@ -41,12 +41,13 @@ type syncers struct {
 	set     *syncerset.Set
 	started atomic.Bool
 
-	consistent bool          // reads wait for the Client's own writes (see Client)
-	waitLimit  time.Duration // how long a read waits for them
-	cacheOpts  *cacheOptions // WithCacheOptions: what each type's syncer watches, and how its reads copy
-	syncerOpts []runtime.Option
-	log        logr.Logger
-	shadow     *shadow // WithShadowReads: the cache answers, the syncers are compared
+	consistent  bool          // reads wait for the Client's own writes (see Client)
+	waitLimit   time.Duration // how long a read waits for them
+	cacheOpts   *cacheOptions // WithCacheOptions: what each type's syncer watches, and how its reads copy
+	syncerOpts  []runtime.Option
+	log         logr.Logger
+	shadow      *shadow        // WithShadowReads: the cache answers, the syncers are compared
+	noOlderThan *time.Duration // WithReadsNoOlderThan
 
 	mu          sync.Mutex
 	served      map[kind]served
@@ -146,7 +147,7 @@ func newClient(mgr manager.Manager, opts []ClientOption) (*Client, error) {
 		o.shadow.start(o.logger)
 	}
 	c := &Client{Client: mgr.GetClient(), syncers: &syncers{cfg: mgr.GetConfig(), reader: NewReader(o.readerOpts...), set: set, served: map[kind]served{},
-		indexes: map[kind]*indexes{}, consistent: consistent, waitLimit: o.waitLimit, cacheOpts: cacheOpts, syncerOpts: o.syncerOpts, log: o.logger, shadow: o.shadow}}
+		indexes: map[kind]*indexes{}, consistent: consistent, waitLimit: o.waitLimit, cacheOpts: cacheOpts, syncerOpts: o.syncerOpts, log: o.logger, shadow: o.shadow, noOlderThan: o.noOlderThan}}
 	if err := mgr.Add(clientRunnable{c: c, forget: func() {
 		managersMu.Lock()
 		defer managersMu.Unlock()
@@ -228,6 +229,9 @@ func (c *Client) syncersGet(ctx context.Context, key client.ObjectKey, obj clien
 			return err
 		}
 	}
+	if err := fresh(ctx, c, kindOf(obj), opts); err != nil {
+		return err
+	}
 	return c.reader.Get(ctx, key, obj, opts...)
 }
 
@@ -267,6 +271,9 @@ func (c *Client) syncersList(ctx context.Context, list client.ObjectList, opts .
 		if err := w.waitList(ctx, selectionOf(lo)); err != nil {
 			return err
 		}
+	}
+	if err := fresh(ctx, c, k, opts); err != nil {
+		return err
 	}
 	return c.reader.List(ctx, list, opts...)
 }

@@ -21,6 +21,7 @@ type clientOptions struct {
 	metrics        func(resource string) runtime.Metrics
 	cacheOpts      *cache.Options // WithCacheOptions
 	shadow         *shadow        // WithShadowReads
+	noOlderThan    *time.Duration // WithReadsNoOlderThan
 }
 
 // WithLogger makes the Client's syncers log to l rather than to the

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -75,6 +76,7 @@ type syncerState interface {
 	LastError() *runtime.SyncError
 	Progress() runtime.Progress
 	Resource() runtime.Resource
+	WaitNoOlderThan(ctx context.Context, d time.Duration) error
 }
 
 // Register serves s's objects, of type T, through r. A syncer counts as
