@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 )
 
@@ -23,15 +22,7 @@ const probeWatchTimeout = 3 * time.Second
 // consistent LIST of one item of the Syncer's selection (etcd's revision,
 // moved by writes to any resource).
 func (s *source[T]) serverRV(ctx context.Context) (string, error) {
-	opts := s.listOptions()
-	opts.Limit = 1
-	page := s.res.NewList()
-	req, asked := s.ask(s.request(), true)
-	err := req.VersionedParams(&opts, metav1.ParameterCodec).Do(ctx).Into(page)
-	if s.refusedMetadata(asked, err) {
-		page = s.res.NewList()
-		err = s.request().VersionedParams(&opts, metav1.ParameterCodec).Do(ctx).Into(page)
-	}
+	page, _, err := s.listOne(ctx, true)
 	if err != nil {
 		return "", err
 	}

@@ -233,18 +233,8 @@ func (s *source[T]) sniff(buf *bufio.Reader) (string, error) {
 // selection, by a LIST of one item (remainingItemCount); ok is false where
 // the server does not say (selectors, old servers) or the request failed.
 func (s *source[T]) count(ctx context.Context) (n int64, ok bool) {
-	opts := s.listOptions()
-	opts.Limit = 1
-	page := s.res.NewList()
-	req, asked := s.request(), false
-	if s.cfg.shard == nil { // a sharded Syncer counts in whole objects, whose list tells the shard (metadataonly.go)
-		req, asked = s.ask(req, true)
-	}
-	err := req.VersionedParams(&opts, metav1.ParameterCodec).Do(ctx).Into(page)
-	if s.refusedMetadata(asked, err) {
-		page = s.res.NewList()
-		err = s.request().VersionedParams(&opts, metav1.ParameterCodec).Do(ctx).Into(page)
-	}
+	// A sharded Syncer counts in whole objects, whose list tells the shard (metadataonly.go).
+	page, opts, err := s.listOne(ctx, s.cfg.shard == nil)
 	if err != nil {
 		return 0, false
 	}
@@ -260,6 +250,24 @@ func (s *source[T]) count(ctx context.Context) (n int64, ok bool) {
 		return items + *r, true
 	}
 	return 0, false
+}
+
+// listOne LISTs one item of the Syncer's selection, as metadata where
+// metadata is true and the server serves it.
+func (s *source[T]) listOne(ctx context.Context, metadata bool) (kruntime.Object, metav1.ListOptions, error) {
+	opts := s.listOptions()
+	opts.Limit = 1
+	page := s.res.NewList()
+	req, asked := s.request(), false
+	if metadata {
+		req, asked = s.ask(req, true)
+	}
+	err := req.VersionedParams(&opts, metav1.ParameterCodec).Do(ctx).Into(page)
+	if s.refusedMetadata(asked, err) {
+		page = s.res.NewList()
+		err = s.request().VersionedParams(&opts, metav1.ParameterCodec).Do(ctx).Into(page)
+	}
+	return page, opts, err
 }
 
 // listPage is what a page of a LIST tells besides its items.
