@@ -9,8 +9,8 @@ import (
 // OptionsKey describes what opts set, as a string that is equal for two
 // lists of options that make the same Syncer: the namespaces, the
 // selectors, paging, timeouts, backoff and mode, the names of the indexes,
-// the number of transforms, the snapshot file, and the resync and drift
-// check periods. Functions cannot be compared, so two lists
+// the number of transforms, the snapshot file, the names (WithNames, as
+// first given), and the resync, drift check and lag probe periods. Functions cannot be compared, so two lists
 // that name the same index are taken to mean the same index function, and
 // the logger, metrics and HTTP client are left out. A set of syncers
 // (package syncerset) keys its members by resource and OptionsKey.
@@ -30,8 +30,17 @@ func OptionsKey(opts ...Option) string {
 		slices.Sort(nss)
 		namespaces = strings.Join(slices.Compact(nss), ",")
 	}
-	return fmt.Sprintf("ns=%q namespaces=%q labels=%q fields=%q page=%d bookmark=%s initial=%s watch=%s probe=%s backoff=%s..%s watchlist=%d compression=%t indexes=%s transforms=%d snapshot=%q every=%s shard=%q resync=%s drift=%s",
-		c.namespace, namespaces, c.labelSelector, c.fieldSelector, c.pageSize, c.bookmarkTimeout, c.initialTimeout,
+	names := "-" // no WithNames
+	if c.namesSet {
+		keys := make([]string, len(c.names))
+		for i, k := range c.names {
+			keys[i] = k.String()
+		}
+		slices.Sort(keys)
+		names = strings.Join(slices.Compact(keys), ",")
+	}
+	return fmt.Sprintf("ns=%q namespaces=%q names=%q labels=%q fields=%q page=%d bookmark=%s initial=%s watch=%s probe=%s backoff=%s..%s watchlist=%d compression=%t indexes=%s transforms=%d snapshot=%q every=%s shard=%q resync=%s drift=%s lag=%s",
+		c.namespace, namespaces, names, c.labelSelector, c.fieldSelector, c.pageSize, c.bookmarkTimeout, c.initialTimeout,
 		c.watchTimeout, c.probeInterval, c.minBackoff, c.maxBackoff, c.watchList, c.compression, strings.Join(indexes, ","), len(c.transforms),
-		c.snapshotPath, c.snapshotEvery, shardString(c.shard), c.resyncPeriod, c.driftEvery)
+		c.snapshotPath, c.snapshotEvery, shardString(c.shard), c.resyncPeriod, c.driftEvery, c.lagProbe)
 }

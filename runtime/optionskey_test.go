@@ -27,10 +27,16 @@ func TestOptionsKey(t *testing.T) {
 		{WithNamespace("a"), WithIndex("node", byNode), WithSnapshot("/var/lib/x")},
 		{WithNamespace("a"), WithIndex("node", byNode), WithResyncPeriod(time.Hour)},
 		{WithNamespace("a"), WithIndex("node", byNode), WithDriftCheck(time.Hour)},
+		{WithNamespace("a"), WithIndex("node", byNode), WithLagProbe(time.Minute)},
+		{WithNames(Key{Namespace: "a", Name: "x"}), WithIndex("node", byNode)},
+		{WithNames(), WithIndex("node", byNode)},
 	} {
 		if b := OptionsKey(other...); a == b {
 			t.Errorf("different options make the same key %s", a)
 		}
+	}
+	if x, y := OptionsKey(WithNames(Key{Namespace: "a", Name: "x"})), OptionsKey(WithNames(Key{Namespace: "a", Name: "y"})); x == y {
+		t.Errorf("syncers over other names make the same key %s", x)
 	}
 }
 
