@@ -169,6 +169,11 @@ func benchMain(args []string) error {
 			return failed(partConsistency, err)
 		}
 	}
+	if o.runs(partLag) {
+		if out.lag, err = b.lagRounds(ctx); err != nil {
+			return failed(partLag, err)
+		}
+	}
 	out.pods = o.n
 	report(os.Stdout, setup, out)
 	if o.charts != "" && o.profileDir == "" {

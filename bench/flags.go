@@ -59,7 +59,7 @@ const (
 	partRestart    = "restart"
 )
 
-var partNames = []string{partContenders, partServerCost, partCRD, partWarm, partShard, partWave, partRestart, partFleet, partProjection, partMetadata, partConsistency}
+var partNames = []string{partContenders, partServerCost, partCRD, partWarm, partShard, partWave, partRestart, partFleet, partProjection, partMetadata, partConsistency, partLag}
 
 func (o options) runs(part string) bool { return slices.Contains(o.parts, part) }
 

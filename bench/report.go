@@ -52,7 +52,8 @@ var machineKeys = []string{"time_vs_floor", "rss_vs_keepall", "rss_vs_clientgo",
 	"ryow_dups", "ryow_reconcile_time_vs_off", "ryow_wait_p99_vs_cache", "ryow_cache_reconcile_time_vs_off",
 	"shadow_read_p99_vs_cache", "shadow_reconcile_time_vs_cache", "shadow_differences",
 	"meta_time_vs_best_peer", "meta_rss_vs_best_peer", "meta_server_cpu_vs_best_peer", "meta_bytes_vs_full",
-	"unstructured_time_vs_dynamic", "unstructured_rss_vs_dynamic", "idle_rss_dynamic"}
+	"unstructured_time_vs_dynamic", "unstructured_rss_vs_dynamic", "idle_rss_dynamic",
+	"lag_probe_server_cores_100", "lag_probe_requests_per_s_100", "bounded_read_p99_s"}
 
 // outcome is what the parts of the benchmark measured; empty for a part
 // that did not run.
@@ -73,8 +74,10 @@ type outcome struct {
 	metadata metadataOutcome
 	// consistency is the consistency part's runs.
 	consistency []childload.Outcome
-	agents      int
-	pods        int
+	// lag is the lag part's runs.
+	lag    []lagRun
+	agents int
+	pods   int
 }
 
 // report prints the tables and ends with the machine-readable line.
@@ -125,5 +128,7 @@ func report(w io.Writer, setup string, out outcome) {
 	reportMetadata(w, out.metadata, mss, uss, mcs)
 	rycs := consistencyComparisons(out.consistency)
 	reportConsistency(w, out.consistency, rycs)
-	fmt.Fprintln(w, driver.MachineLine(slices.Concat(cs, scs, svcs, ccs, wcs, shcs, wvcs, rcs, fcs, pcs, rycs, mcs), machineKeys))
+	lgcs := lagComparisons(out.lag)
+	reportLag(w, out.lag, lgcs)
+	fmt.Fprintln(w, driver.MachineLine(slices.Concat(cs, scs, svcs, ccs, wcs, shcs, wvcs, rcs, fcs, pcs, rycs, mcs, lgcs), machineKeys))
 }

@@ -52,7 +52,8 @@ func TestMachineLine(t *testing.T) {
 		"ryow_dups=0 ryow_reconcile_time_vs_off=1.05 ryow_wait_p99_vs_cache=0.20 ryow_cache_reconcile_time_vs_off=10.00 " +
 		"shadow_read_p99_vs_cache=1.10 shadow_reconcile_time_vs_cache=1.05 shadow_differences=0 " +
 		"meta_time_vs_best_peer=0.75 meta_rss_vs_best_peer=0.90 meta_server_cpu_vs_best_peer=1.25 meta_bytes_vs_full=0.01 " +
-		"unstructured_time_vs_dynamic=0.30 unstructured_rss_vs_dynamic=0.75 idle_rss_dynamic=23.50"
+		"unstructured_time_vs_dynamic=0.30 unstructured_rss_vs_dynamic=0.75 idle_rss_dynamic=23.50" +
+		" lag_probe_server_cores_100=0.02 lag_probe_requests_per_s_100=20.00 bounded_read_p99_s=1.10"
 	// The best peer of each figure, of those run as their users run them
 	// (gzip on): the -nogzip ones, faster here, are in the tables only.
 	meta := []driver.Summary{
@@ -86,7 +87,9 @@ func TestMachineLine(t *testing.T) {
 		restartComparisons([]restartRun{{contender: restartIdle, cpu: time.Second}, {contender: ours, cpu: 2 * time.Second},
 			{contender: clientGoWatch, cpu: 5 * time.Second}}),
 		fleetComparisons([]fleetRun{{takeover: 5.5}, {takeover: 6.1}, {takeover: 7.2}}), projectionComparisons(projPods, projCRs), agentComparisons(agents), consistencyComparisons(ryow),
-		metadataComparisons(meta, unstructured)), machineKeys); got != want {
+		metadataComparisons(meta, unstructured), lagComparisons([]lagRun{
+			{syncers: 100, baseCPU: 3 * time.Second, probeCPU: 3600 * time.Millisecond, baseReqs: 10, probeReq: 610},
+			{syncers: 1, baseCPU: time.Second, probeCPU: time.Second, reads: []time.Duration{1100 * time.Millisecond, time.Second}}})), machineKeys); got != want {
 		t.Errorf("machine line:\n%s\nwant:\n%s", got, want)
 	}
 	for _, c := range metadataComparisons(meta, unstructured) {
