@@ -164,3 +164,35 @@ func TestStalledWatchIsRestarted(t *testing.T) {
 	w.Stop()
 	eventually(t, 30*time.Second, "the store to equal a quorum LIST", storeMatchesServer(t, cs, s, ns))
 }
+
+// A sharded syncer that keeps to its shard itself (the server ignores the
+// shard selector: ShardFiltered) skips the other shards' events: they
+// move its resourceVersion as a bookmark would, so that a probe that saw
+// one does not take the store for behind, nor its watch for stalled. A
+// few writes a second: the next event of its own shard is seconds away.
+func TestLagOfAShardKeptByTheSyncer(t *testing.T) {
+	srv := testbed.Shared(t)
+	cs := kubernetes.NewForConfigOrDie(srv.Config())
+	ns := srv.Namespace(t)
+	createConfigMaps(t, cs, ns, 0, 50, nil)
+	var m lagCounted
+	s, _ := startSyncer(t, srv.Config(), runtime.WithNamespace(ns), runtime.WithShard(0, 4), runtime.WithLagProbe(500*time.Millisecond), runtime.WithMetrics(&m))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := s.WaitForSync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if mode := s.ShardMode(); mode != runtime.ShardFiltered {
+		t.Skipf("shard mode %s: the server keeps to the shard, the case is not this one", mode)
+	}
+	w := testbed.StartWriter(t, srv.Config(), ns, testbed.WriterOptions{Rate: 5, Population: 50, MaxDuration: 2 * time.Minute})
+	defer w.Stop()
+	for _, l := range caughtLags(t, s, 4, 30*time.Second) {
+		if l > 500*time.Millisecond {
+			t.Errorf("lag measured %s with no delay", l)
+		}
+	}
+	if n := m.stalls.Load(); n > 0 {
+		t.Errorf("%d watches taken for stalled, with nothing held back", n)
+	}
+}

@@ -128,8 +128,9 @@ func (s *Syncer[T]) apply(typ watch.EventType, obj T, bad *ObjectDecodeError) er
 		s.rv = rv
 		return nil
 	}
-	if s.foreign(typ, obj) {
+	if s.foreign(typ, obj) { // another shard's: the store is at rv, as at a bookmark
 		s.rv = rv
+		s.cache.at(s.part, rv)
 		return nil
 	}
 	s.rv = rv
