@@ -27,6 +27,9 @@ type options struct {
 	// Slope contender's steady state, each slopeDuration long.
 	slopeRates    []int
 	slopeDuration time.Duration
+	// writeFor, when not 0, caps how long a steady state writes (see
+	// writeUpdates); set for the slope phases only.
+	writeFor time.Duration
 	// quiet is how long a Quiet contender is measured with no event, after
 	// quietSettle; 0 for not at all.
 	quiet, quietSettle time.Duration

@@ -28,13 +28,14 @@ func (b *bench) quiet(ctx context.Context, ch *driver.Child) (*driver.QuietRepor
 	return &q, nil
 }
 
-// slope runs a steady state at each of -slope-rates for -slope-duration,
-// with enough writers in flight for the rate.
+// slope runs a steady state at each of -slope-rates for -slope-duration
+// (no longer, however many updates the server took meanwhile), with enough
+// writers in flight for the rate.
 func (b *bench) slope(ctx context.Context, ch *driver.Child) ([]driver.SteadyReport, error) {
 	var out []driver.SteadyReport
 	for _, rate := range b.o.slopeRates {
 		o := b.o
-		o.rate, o.duration = rate, b.o.slopeDuration
+		o.rate, o.duration, o.writeFor = rate, b.o.slopeDuration, b.o.slopeDuration // the rate achieved is the point's
 		o.steadyWriters = max(o.steadyWriters, rate/100)
 		s, achieved, err := b.steady(ctx, ch, o)
 		if err != nil {
