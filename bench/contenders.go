@@ -12,6 +12,8 @@ const (
 	floorRead         = child.FloorRead
 	floorDecode       = child.FloorDecode
 	keepAll           = child.KeepAll
+	floorWarm         = child.FloorWarm
+	floorWarmFile     = child.FloorWarmFile
 	clientGoWatch     = child.ClientGoWatch
 	clientGoList      = child.ClientGoList
 	clientGoSlow      = child.ClientGoSlow
@@ -49,19 +51,20 @@ const noGzip = child.NoGzip
 // withoutGzip returns c run with compression off.
 func withoutGzip(c driver.Contender) driver.Contender {
 	c.Name += noGzip
+	c.Quiet, c.Slope = false, false // the hot path's figures: gzip's share is small, and each costs seconds
 	c.What += "; compression off (rest.Config.DisableCompression), as ours by default"
 	return c
 }
 
 var contenders = andWithoutGzip([]driver.Contender{
 	{Name: floorRead, What: "raw WatchList stream (uncompressed, as ours asks) to the end bookmark; frames and event types only"},
-	{Name: floorDecode, Steady: true, What: "same, each object decoded into its typed struct and dropped"},
+	{Name: floorDecode, Steady: true, Quiet: true, Slope: true, What: "same, each object decoded into its typed struct and dropped"},
 	{Name: keepAll, What: "same, each object kept in a plain map (memory floor)"},
-	{Name: clientGoWatch, Steady: true, Env: []string{watchListGate + "=true"},
+	{Name: clientGoWatch, Steady: true, Quiet: true, Slope: true, Env: []string{watchListGate + "=true"},
 		What: "client-go SharedIndexInformer, WatchListClient on, protobuf"},
 	{Name: clientGoList, Env: []string{watchListGate + "=false"},
 		What: "client-go SharedIndexInformer, WatchListClient off (LIST + WATCH), protobuf"},
-	{Name: ours, Steady: true, What: "syncer-gen's generated syncer (examples/builtin; runtime.New for secrets), default options"},
+	{Name: ours, Steady: true, Quiet: true, Slope: true, What: "syncer-gen's generated syncer (examples/builtin; runtime.New for secrets), default options"},
 	{Name: oursStrip, What: "the same with runtime.WithStripManagedFields()"},
 	{Name: oursSlow, Steady: true, Slow: true,
 		What: "ours with a second handler that sleeps 1 ms per call in the steady state"},

@@ -23,12 +23,12 @@ import (
 const payloadAnnotation = "bench.syncer-gen.io/payload"
 
 var crdContenders = andWithoutGzip([]driver.Contender{
-	{Name: ours, What: "syncer-gen's generated WidgetSyncer (examples/crd), default options: its indexes ByOwner and ByColor"},
+	{Name: ours, Quiet: true, What: "syncer-gen's generated WidgetSyncer (examples/crd), default options: its indexes ByOwner and ByColor"},
 	{Name: clientGoWatch, Env: []string{watchListGate + "=true"},
 		What: "client-go SharedIndexInformer over *Widget, WatchListClient on: a ListWatch on a REST client of the type, as informer-gen's or controller-runtime's; the owner and color indexes of ours"},
 	{Name: clientGoDynamic, Env: []string{watchListGate + "=true"},
 		What: "client-go dynamicinformer (unstructured objects), WatchListClient on; the same indexes"},
-	{Name: crCache, Env: []string{watchListGate + "=true"},
+	{Name: crCache, Quiet: true, Env: []string{watchListGate + "=true"},
 		What: "a controller-runtime Manager whose controller watches For(&Widget{}) and whose reconciler reads each widget through the Manager's cache (WatchListClient on); synced: every widget reconciled once"},
 	{Name: crSyncer,
 		What: "the same Manager and reconciler with the generated WidgetSyncer as the controller's source and the reconciler's reader (ctrlsyncer)"},
@@ -80,6 +80,9 @@ func crdComparisons(ss []driver.Summary) []driver.Comparison {
 		{What: "ours peak RSS at sync / client-go-watchlist-nogzip (typed)", Value: driver.Ratio(o.HWMSyncMiB, tn.HWMSyncMiB), Target: nan},
 		{What: "ours time to synced / client-go-dynamic", Value: driver.Ratio(o.SyncSeconds, d.SyncSeconds), Target: nan},
 		{What: "ours peak RSS at sync / client-go-dynamic", Value: driver.Ratio(o.HWMSyncMiB, d.HWMSyncMiB), Target: nan},
+		{Key: "idle_cpu_vs_cr_cache", What: "ours idle CPU per second, synced, no event / cr-cache's (controller-runtime's cache)",
+			Value: driver.Ratio(o.QuietCPUms, driver.Find(ss, crCache).QuietCPUms), Target: 1, Strict: true},
+		{What: "ours idle wake-ups per second / cr-cache's", Value: driver.Ratio(o.QuietWakeups, driver.Find(ss, crCache).QuietWakeups), Target: nan},
 		{Key: "cr_time_vs_cache", What: "controller-runtime with the syncer / with its cache: time to the last first reconcile",
 			Value: driver.Ratio(driver.Find(ss, crSyncer).SyncSeconds, driver.Find(ss, crCache).SyncSeconds), Target: 0.7},
 		{Key: "cr_rss_vs_cache", What: "controller-runtime with the syncer / with its cache: peak RSS",

@@ -47,6 +47,8 @@
 //	floor-read           raw WatchList stream (uncompressed, as ours) read to the end bookmark; only frame boundaries and event types decoded
 //	floor-decode         the same, each object decoded into its typed struct and dropped
 //	keep-all             the same, each object kept in a plain map: the memory floor for the data
+//	floor-warm           the warm part's floor: ours-warm's snapshot file read and each object decoded, while the same metadata-only LIST as ours' is read
+//	floor-warm-file      the snapshot file read and each object decoded, nothing else
 //	client-go-watchlist  client-go SharedIndexInformer, WatchListClient on
 //	client-go-list       client-go SharedIndexInformer, WatchListClient off (LIST + WATCH)
 //	ours                 syncer-gen's generated ConfigMapSyncer, default options
@@ -71,6 +73,19 @@
 // handled and the lag from write to handler, then its peak RSS and live
 // heap, and the LIST and WATCH requests it sent meanwhile (each one a
 // watch restart).
+//
+// Two costs of the hot path are measured apart (issue 44). Idle: once
+// synced, before the steady state, floor-decode (its watch open), ours and
+// client-go-watchlist (and, in the crd part, ours and cr-cache) wait
+// -quiet-settle (2s), then report their CPU and wake-ups (voluntary
+// context switches of every thread, getrusage) over -quiet (8s) with no
+// event. Marginal: after the steady state, floor-decode, ours and
+// client-go-watchlist (and, in the projection part, floor-decode and
+// ours-projected) run a phase of -slope-duration (5s) at each of
+// -slope-rates (1000,3000 updates/s), and the slope of their CPU per second
+// against the updates per second (a least-squares line over the steady
+// state and the phases) is their CPU per event, without what they burn
+// per second whatever happens.
 //
 // The slow-handler contenders show what a handler that cannot keep up
 // costs: the other handler's lag against the same contender without the
@@ -109,7 +124,8 @@
 //     markers declare (owner, color).
 //   - warm: each round ours syncs cold with a snapshot file and exits
 //     (saving it), the parent churns 1% / 1% / 1% as above, then ours-warm
-//     (from the snapshot), ours (cold) and client-go-watchlist sync; each
+//     (from the snapshot), floor-warm and floor-warm-file (the same file),
+//     ours (cold) and client-go-watchlist sync; each
 //     reports the bytes it read from its sockets to the server
 //     (rest.Config.Dial wrapped) up to synced. The stores of ours-warm and
 //     ours must equal a consistent metadata-only LIST in names and
@@ -146,7 +162,7 @@
 //
 // The last line is machine-readable:
 //
-//	bench: time_vs_floor=<x> rss_vs_keepall=<x> rss_vs_clientgo=<x> time_vs_clientgo=<x> rss_strip_vs_keepall=<x> cpu_per_event_vs_clientgo=<x> slow_lag_p50_vs_fast=<x> slow_restarts=<n> slow_rss_vs_clientgo=<x> server_rss_vs_clientgo_list=<x> server_cpu_vs_clientgo_watchlist=<x> crd_time_vs_clientgo=<x> crd_rss_vs_clientgo=<x> warm_time_vs_cold=<x> warm_bytes_vs_cold=<x> cpu_per_event_vs_floor=<x> shard_time_vs_unsharded=<x> shard_rss_vs_unsharded=<x> shard_server_cpu_vs_unsharded=<x> cr_time_vs_cache=<x> cr_rss_vs_cache=<x> cold_server_cpu_vs_clientgo_best=<x> wave_warm_cpu_vs_clientgo=<x> wave_warm_cpu_vs_clientgo_list=<x> apiserver_restart_cpu_vs_clientgo=<x> takeover_s=<s> proj_time_vs_floor_read=<x> proj_rss_vs_clientgo_strip=<x> proj_cpu_per_event_vs_floor_decode=<x> proj_crd_time_vs_full=<x> proj_crd_rss_vs_full=<x> idle_rss_ours=<MiB> idle_rss_clientgo=<MiB> idle_rss_floor=<MiB> idle_rss_cr_cache=<MiB> idle_rss_cr_syncer=<MiB> agent_idle_rss=<MiB> agent_rss=<MiB> ryow_dups=<n> ryow_reconcile_time_vs_off=<x> ryow_wait_p99_vs_cache=<x> ryow_cache_reconcile_time_vs_off=<x> shadow_read_p99_vs_cache=<x> shadow_reconcile_time_vs_cache=<x> shadow_differences=<n> meta_time_vs_best_peer=<x> meta_rss_vs_best_peer=<x> meta_server_cpu_vs_best_peer=<x> meta_bytes_vs_full=<x> unstructured_time_vs_dynamic=<x> unstructured_rss_vs_dynamic=<x> idle_rss_dynamic=<MiB> lag_probe_server_cores_100=<cores> lag_probe_requests_per_s_100=<n> bounded_read_p99_s=<s>
+//	bench: time_vs_floor=<x> rss_vs_keepall=<x> rss_vs_clientgo=<x> time_vs_clientgo=<x> rss_strip_vs_keepall=<x> cpu_per_event_vs_clientgo=<x> slow_lag_p50_vs_fast=<x> slow_restarts=<n> slow_rss_vs_clientgo=<x> server_rss_vs_clientgo_list=<x> server_cpu_vs_clientgo_watchlist=<x> crd_time_vs_clientgo=<x> crd_rss_vs_clientgo=<x> warm_time_vs_cold=<x> warm_bytes_vs_cold=<x> cpu_per_event_vs_floor=<x> shard_time_vs_unsharded=<x> shard_rss_vs_unsharded=<x> shard_server_cpu_vs_unsharded=<x> cr_time_vs_cache=<x> cr_rss_vs_cache=<x> cold_server_cpu_vs_clientgo_best=<x> wave_warm_cpu_vs_clientgo=<x> wave_warm_cpu_vs_clientgo_list=<x> apiserver_restart_cpu_vs_clientgo=<x> takeover_s=<s> proj_time_vs_floor_read=<x> proj_rss_vs_clientgo_strip=<x> proj_cpu_per_event_vs_floor_decode=<x> proj_crd_time_vs_full=<x> proj_crd_rss_vs_full=<x> idle_rss_ours=<MiB> idle_rss_clientgo=<MiB> idle_rss_floor=<MiB> idle_rss_cr_cache=<MiB> idle_rss_cr_syncer=<MiB> agent_idle_rss=<MiB> agent_rss=<MiB> ryow_dups=<n> ryow_reconcile_time_vs_off=<x> ryow_wait_p99_vs_cache=<x> ryow_cache_reconcile_time_vs_off=<x> shadow_read_p99_vs_cache=<x> shadow_reconcile_time_vs_cache=<x> shadow_differences=<n> meta_time_vs_best_peer=<x> meta_rss_vs_best_peer=<x> meta_server_cpu_vs_best_peer=<x> meta_bytes_vs_full=<x> unstructured_time_vs_dynamic=<x> unstructured_rss_vs_dynamic=<x> idle_rss_dynamic=<MiB> lag_probe_server_cores_100=<cores> lag_probe_requests_per_s_100=<n> bounded_read_p99_s=<s> warm_time_vs_floor=<x> event_cpu_slope_vs_floor_decode=<x> proj_event_cpu_slope_vs_floor_decode=<x> idle_cpu_vs_floor=<x> idle_cpu_vs_clientgo=<x> idle_cpu_vs_cr_cache=<x>
 //
 // slow_lag_p50_vs_fast is ours-slow-handler's other handler's lag p50 over
 // ours'; slow_restarts the largest number of watch restarts of
@@ -158,8 +174,16 @@
 // crd_rss_vs_clientgo ours' time to synced and peak RSS at sync over
 // client-go's typed Widget informer's; warm_time_vs_cold and
 // warm_bytes_vs_cold ours-warm's time to synced and bytes read over ours
-// cold; cpu_per_event_vs_floor ours' steady-state CPU seconds per event
-// over floor-decode's. shard_* compare a shard of 4 (time, RSS) and 4
+// cold, warm_time_vs_floor its time over floor-warm's; cpu_per_event_vs_floor
+// ours' steady-state CPU seconds per event over floor-decode's (and
+// cpu_per_event_vs_clientgo over client-go-watchlist's: its target is
+// retired, below the floor, issue 44); event_cpu_slope_vs_floor_decode
+// ours' marginal CPU per event over floor-decode's,
+// proj_event_cpu_slope_vs_floor_decode ours-projected's over the
+// projection part's floor-decode's; idle_cpu_vs_floor and
+// idle_cpu_vs_clientgo ours' idle CPU per second over floor-decode's and
+// client-go-watchlist's, idle_cpu_vs_cr_cache the crd part's ours' over
+// cr-cache's. shard_* compare a shard of 4 (time, RSS) and 4
 // shards together (apiserver CPU) with one unsharded syncer; cr_* the
 // controller-runtime Manager fed by the syncer with the same Manager on its
 // own cache; cold_server_cpu_vs_clientgo_best ours' kube-apiserver CPU in

@@ -23,8 +23,18 @@ type options struct {
 	steadyPool int
 	// steadyWriters is how many updates may be in flight at once.
 	steadyWriters int
-	profileDir    string
-	timeout       time.Duration
+	// slopeRates are the update rates of the slope phases that follow a
+	// Slope contender's steady state, each slopeDuration long.
+	slopeRates    []int
+	slopeDuration time.Duration
+	// writeFor, when not 0, caps how long a steady state writes (see
+	// writeUpdates); set for the slope phases only.
+	writeFor time.Duration
+	// quiet is how long a Quiet contender is measured with no event, after
+	// quietSettle; 0 for not at all.
+	quiet, quietSettle time.Duration
+	profileDir         string
+	timeout            time.Duration
 	// parts are the parts of the benchmark to run (see partNames).
 	parts []string
 	// clients is how many clients start at once in the server-cost part.
@@ -78,6 +88,10 @@ func parseOptions(args []string) (options, error) {
 	fs.DurationVar(&o.duration, "duration", 20*time.Second, "steady state: how long updates are written")
 	fs.IntVar(&o.steadyPool, "steady-objects", 500, "steady state: how many of the objects the updates cycle over")
 	fs.IntVar(&o.steadyWriters, "steady-writers", 8, "steady state: how many updates may be in flight at once (more for high rates)")
+	slope := fs.String("slope-rates", "1000,3000", "marginal CPU per event: update rates of the slope phases after the steady state (ours, floor-decode, client-go-watchlist, ours-projected); empty for none")
+	fs.DurationVar(&o.slopeDuration, "slope-duration", 5*time.Second, "how long each slope phase writes updates")
+	fs.DurationVar(&o.quiet, "quiet", 8*time.Second, "idle cost: how long a synced contender is measured with no event (ours, floor-decode, client-go-watchlist, cr-cache); 0 for not at all")
+	fs.DurationVar(&o.quietSettle, "quiet-settle", 2*time.Second, "idle cost: how long after sync before it is measured")
 	fs.StringVar(&o.profileDir, "profile", "", "write each child's CPU and heap profiles into this folder (profiling costs CPU: figures of such a run are not the benchmark's)")
 	fs.DurationVar(&o.timeout, "child-timeout", 5*time.Minute, "longest a child may take to sync or to finish its steady state")
 	parts := fs.String("parts", strings.Join(partNames, ","), "comma-separated parts to run: "+strings.Join(partNames, ", "))
@@ -99,6 +113,13 @@ func parseOptions(args []string) (options, error) {
 		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	o.contenders = splitList(*list)
+	for _, r := range splitList(*slope) {
+		var rate int
+		if _, err := fmt.Sscan(r, &rate); err != nil || rate < 1 {
+			return o, fmt.Errorf("-slope-rates: %q is not a positive rate", r)
+		}
+		o.slopeRates = append(o.slopeRates, rate)
+	}
 	o.parts = splitList(*parts)
 	return o, o.validate()
 }
@@ -115,6 +136,8 @@ func (o options) validate() error {
 		return fmt.Errorf("-rounds must be at least 1, got %d", o.rounds)
 	case o.rate < 1 || o.duration <= 0:
 		return fmt.Errorf("-rate and -duration must be positive, got %d and %s", o.rate, o.duration)
+	case o.slopeDuration <= 0 || o.quiet < 0 || o.quietSettle < 0:
+		return fmt.Errorf("-slope-duration must be positive, -quiet and -quiet-settle not negative, got %s, %s and %s", o.slopeDuration, o.quiet, o.quietSettle)
 	case o.steadyPool < 1:
 		return fmt.Errorf("-steady-objects must be at least 1, got %d", o.steadyPool)
 	case o.steadyWriters < 1:

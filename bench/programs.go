@@ -47,7 +47,7 @@ func programPackage(name string) string {
 func programOf(name string) (string, error) {
 	base, _ := strings.CutSuffix(name, noGzip)
 	switch {
-	case base == floorRead || base == floorDecode || base == keepAll:
+	case base == floorRead || base == floorDecode || base == keepAll || base == floorWarm || base == floorWarmFile:
 		return progFloor, nil
 	case base == crCache || base == crMetadata:
 		return progCRCache, nil

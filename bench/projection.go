@@ -41,13 +41,13 @@ const (
 
 var projContenders = andWithoutGzip([]driver.Contender{
 	{Name: floorRead, What: "raw WatchList stream of the pods (uncompressed, as ours asks) to the end bookmark; frames and event types only"},
-	{Name: floorDecode, Steady: true, What: "the same, each pod decoded whole into a corev1.Pod and dropped"},
+	{Name: floorDecode, Steady: true, Slope: true, What: "the same, each pod decoded whole into a corev1.Pod and dropped"},
 	{Name: clientGoWatch, Steady: true, Env: []string{watchListGate + "=true"},
 		What: "client-go SharedIndexInformer over Pods, WatchListClient on, protobuf, no transform"},
 	{Name: clientGoStrip, Steady: true, Env: []string{watchListGate + "=true"},
 		What: "client-go SharedIndexInformer over Pods, WatchListClient on, protobuf, with a transform that clears managedFields before the informer stores a pod (a client-go cache.TransformFunc that does what controller-runtime's TransformStripManagedFields does, written out)"},
 	{Name: oursStrip, Steady: true, What: "the generated PodSyncer (examples/builtin) with runtime.WithStripManagedFields()"},
-	{Name: oursProjected, Steady: true,
+	{Name: oursProjected, Steady: true, Slope: true,
 		What: "the generated NodePodSyncer (examples/builtin): a projection of Pod to name, namespace, uid, resourceVersion, labels, ownerReferences, spec.nodeName, containers' names and images, status.phase, podIP(s)"},
 })
 
@@ -209,6 +209,8 @@ func projectionComparisons(pods, crs []driver.Summary) []driver.Comparison {
 		{Key: "proj_time_vs_floor_read", What: "ours-projected time to synced / floor-read", Value: driver.Ratio(p.SyncSeconds, fr.SyncSeconds), Target: 1.2},
 		{Key: "proj_rss_vs_clientgo_strip", What: "ours-projected peak RSS at sync / client-go-watchlist-strip", Value: driver.Ratio(p.HWMSyncMiB, cgs.HWMSyncMiB), Target: 0.25},
 		{Key: "proj_cpu_per_event_vs_floor_decode", What: "ours-projected steady CPU per event / floor-decode", Value: driver.Ratio(p.CPUPer1k, fd.CPUPer1k), Target: 0.9},
+		{Key: "proj_event_cpu_slope_vs_floor_decode", What: "ours-projected marginal CPU per event (slope against the update rate) / floor-decode's",
+			Value: driver.Ratio(p.SlopePer1k, fd.SlopePer1k), Target: 1, Strict: true},
 		{What: "ours-projected peak RSS at sync / client-go-watchlist-strip-nogzip", Value: driver.Ratio(p.HWMSyncMiB, cgsn.HWMSyncMiB), Target: nan},
 		{What: "ours-projected store bytes / ours-strip's (Store.Bytes)", Value: driver.Ratio(p.StoreMiB, st.StoreMiB), Target: nan},
 		{What: "ours-strip time to synced / floor-read", Value: driver.Ratio(st.SyncSeconds, fr.SyncSeconds), Target: nan},

@@ -21,7 +21,7 @@ func comparisons(ss []driver.Summary) []driver.Comparison {
 		{Key: "rss_strip_vs_keepall", What: "ours-strip peak RSS at sync / keep-all", Value: driver.Ratio(st.HWMSyncMiB, ka.HWMSyncMiB), Target: 0.7},
 		{Key: "rss_vs_clientgo", What: "ours peak RSS at sync / client-go-watchlist", Value: driver.Ratio(o.HWMSyncMiB, cg.HWMSyncMiB), Target: 1.0, Strict: true},
 		{Key: "time_vs_clientgo", What: "ours time to synced / client-go-watchlist", Value: driver.Ratio(o.SyncSeconds, cg.SyncSeconds), Target: 1.0, Strict: true},
-		{Key: "cpu_per_event_vs_clientgo", What: "ours steady CPU per event / client-go-watchlist", Value: driver.Ratio(o.CPUPer1k, cg.CPUPer1k), Target: 0.5},
+		{Key: "cpu_per_event_vs_clientgo", What: "ours steady CPU per event / client-go-watchlist (target retired: below the floor, issue 44)", Value: driver.Ratio(o.CPUPer1k, cg.CPUPer1k), Target: math.NaN()},
 		{What: "ours steady lag p50 / client-go-watchlist", Value: driver.Ratio(o.LagP50ms, cg.LagP50ms), Target: 1.0},
 		{What: "ours steady lag p99 / client-go-watchlist", Value: driver.Ratio(o.LagP99ms, cg.LagP99ms), Target: 1.0},
 		{What: "ours time to synced / keep-all", Value: driver.Ratio(o.SyncSeconds, ka.SyncSeconds), Target: math.NaN()},
@@ -53,7 +53,9 @@ var machineKeys = []string{"time_vs_floor", "rss_vs_keepall", "rss_vs_clientgo",
 	"shadow_read_p99_vs_cache", "shadow_reconcile_time_vs_cache", "shadow_differences",
 	"meta_time_vs_best_peer", "meta_rss_vs_best_peer", "meta_server_cpu_vs_best_peer", "meta_bytes_vs_full",
 	"unstructured_time_vs_dynamic", "unstructured_rss_vs_dynamic", "idle_rss_dynamic",
-	"lag_probe_server_cores_100", "lag_probe_requests_per_s_100", "bounded_read_p99_s"}
+	"lag_probe_server_cores_100", "lag_probe_requests_per_s_100", "bounded_read_p99_s",
+	"warm_time_vs_floor", "event_cpu_slope_vs_floor_decode", "proj_event_cpu_slope_vs_floor_decode",
+	"idle_cpu_vs_floor", "idle_cpu_vs_clientgo", "idle_cpu_vs_cr_cache"}
 
 // outcome is what the parts of the benchmark measured; empty for a part
 // that did not run.
@@ -83,7 +85,7 @@ type outcome struct {
 // report prints the tables and ends with the machine-readable line.
 func report(w io.Writer, setup string, out outcome) {
 	ss := driver.Summarize(out.main, out.names)
-	cs := comparisons(ss)
+	cs := append(comparisons(ss), hotPathComparisons(ss)...)
 	fmt.Fprintf(w, "\n%s\n", setup)
 	if len(out.main) > 0 {
 		fmt.Fprintf(w, "\nMedians over the rounds:\n\n%s\n", driver.MedianTable(ss))
@@ -98,6 +100,7 @@ func report(w io.Writer, setup string, out outcome) {
 				fmt.Fprintf(w, "%s: %s\n", s.Contender, s.Notes)
 			}
 		}
+		reportHotPath(w, ss)
 		fmt.Fprintf(w, "\nRatios (lower is better for ours):\n\n%s\n", driver.ComparisonTable(cs))
 	}
 	scs := slowComparisons(ss)

@@ -66,8 +66,18 @@ func (b *bench) runOne(ctx context.Context, c driver.Contender, round int, extra
 	if r.Sync.Objects != b.o.n {
 		return r, fmt.Errorf("%s saw %d objects, want %d", c.Name, r.Sync.Objects, b.o.n)
 	}
+	if c.Quiet && round > 0 && b.o.quiet > 0 {
+		if r.Quiet, err = b.quiet(ctx, ch); err != nil {
+			return r, err
+		}
+	}
 	if c.Steady && round > 0 {
-		if r.Steady, r.WriteRate, err = b.steady(ctx, ch); err != nil {
+		if r.Steady, r.WriteRate, err = b.steady(ctx, ch, b.o); err != nil {
+			return r, err
+		}
+	}
+	if c.Slope && round > 0 {
+		if r.Slope, err = b.slope(ctx, ch); err != nil {
 			return r, err
 		}
 	}
@@ -129,23 +139,23 @@ func (b *bench) runIdle(ctx context.Context, c driver.Contender) (driver.Result,
 	return r, err
 }
 
-// steady drives the steady state of a child; it also returns the rate at
-// which the updates were written.
-func (b *bench) steady(ctx context.Context, ch *driver.Child) (*driver.SteadyReport, float64, error) {
+// steady drives the steady state of a child, at o's rate and for o's
+// duration; it also returns the rate at which the updates were written.
+func (b *bench) steady(ctx context.Context, ch *driver.Child, o options) (*driver.SteadyReport, float64, error) {
 	if err := ch.Send(driver.CmdSteady); err != nil {
 		return nil, 0, err
 	}
 	if err := ch.Expect(ctx, driver.MsgReady, &struct{}{}, replyTimeout); err != nil {
 		return nil, 0, err
 	}
-	n, took, err := writeUpdates(ctx, b.cs, b.o, b.res)
+	n, took, err := writeUpdates(ctx, b.cs, o, b.res)
 	if err != nil {
 		return nil, 0, err
 	}
 	rate := float64(n) / took.Seconds()
-	if rate < 0.9*float64(b.o.rate) {
+	if rate < 0.9*float64(o.rate) {
 		fmt.Fprintf(os.Stderr, "warning: steady state wrote %d updates in %s (%.0f/s), under 90%% of the asked %d/s: the machine is busy\n",
-			n, took.Round(time.Millisecond), rate, b.o.rate)
+			n, took.Round(time.Millisecond), rate, o.rate)
 	}
 	if err := ch.Send(fmt.Sprintf("%s %d", driver.CmdEnd, n)); err != nil {
 		return nil, 0, err

@@ -16,7 +16,9 @@ import (
 // the first o.steadyPool objects; each update sets writtenAtAnnotation to the
 // time it is sent. It returns how many writes succeeded and how long handing
 // them out to the writers took, which is longer than o.duration when the
-// server cannot keep up.
+// server cannot keep up, unless o.writeFor caps it: then it stops handing
+// them out after that long, fewer than asked (a slope phase: its rate is
+// the one achieved).
 func writeUpdates(ctx context.Context, cs kubernetes.Interface, o options, res resource) (int, time.Duration, error) {
 	total := int(float64(o.rate) * o.duration.Seconds())
 	pool := min(o.steadyPool, o.n)
@@ -48,6 +50,9 @@ func writeUpdates(ctx context.Context, cs kubernetes.Interface, o options, res r
 	tick := time.NewTicker(time.Second / time.Duration(o.rate))
 feed:
 	for i := range total {
+		if o.writeFor > 0 && time.Since(started) >= o.writeFor {
+			break
+		}
 		select {
 		case <-ctx.Done():
 			break feed

@@ -14,24 +14,24 @@ import (
 func TestMachineLine(t *testing.T) {
 	nan := math.NaN()
 	ss := []driver.Summary{
-		{Contender: floorDecode, SyncSeconds: 2, HWMSyncMiB: 50, CPUPer1k: 0.08},
+		{Contender: floorDecode, SyncSeconds: 2, HWMSyncMiB: 50, CPUPer1k: 0.08, SlopePer1k: 0.04, QuietCPUms: 0.5},
 		{Contender: keepAll, SyncSeconds: 2.5, HWMSyncMiB: 100, IdleMiB: 11.44, CPUPer1k: nan},
-		{Contender: clientGoWatch, SyncSeconds: 4, HWMSyncMiB: 200, IdleMiB: 21, CPUPer1k: 0.4, LagP50ms: 2, LagP99ms: 10},
-		{Contender: ours, SyncSeconds: 2.1, HWMSyncMiB: 90, IdleMiB: 12.5, CPUPer1k: 0.1, LagP50ms: 2, LagP99ms: 12},
+		{Contender: clientGoWatch, SyncSeconds: 4, HWMSyncMiB: 200, IdleMiB: 21, CPUPer1k: 0.4, LagP50ms: 2, LagP99ms: 10, SlopePer1k: 0.05, QuietCPUms: 1},
+		{Contender: ours, SyncSeconds: 2.1, HWMSyncMiB: 90, IdleMiB: 12.5, CPUPer1k: 0.1, LagP50ms: 2, LagP99ms: 12, SlopePer1k: 0.042, QuietCPUms: 0.55},
 		{Contender: oursStrip, SyncSeconds: 2.1, HWMSyncMiB: 65},
 		{Contender: oursSlow, LagP50ms: 2.2, Restarts: 0, HWMSteadyMiB: 60},
 		{Contender: clientGoSlow, Restarts: nan, HWMSteadyMiB: 120},
 	}
-	cs := comparisons(ss)
+	cs := append(comparisons(ss), hotPathComparisons(ss)...)
 	server := []serverRun{
 		{contender: ours, idleRSS: 100 * driver.MiB, peak: 110 * driver.MiB, cpu: 2 * time.Second},
 		{contender: ours, idleRSS: 100 * driver.MiB, peak: 130 * driver.MiB, cpu: 4 * time.Second},
 		{contender: clientGoWatch, idleRSS: 100 * driver.MiB, peak: 120 * driver.MiB, cpu: 4 * time.Second},
 		{contender: clientGoList, idleRSS: 100 * driver.MiB, peak: 300 * driver.MiB, cpu: 8 * time.Second},
 	}
-	crd := []driver.Summary{{Contender: ours, SyncSeconds: 1, HWMSyncMiB: 60}, {Contender: clientGoWatch, SyncSeconds: 2, HWMSyncMiB: 100},
-		{Contender: crCache, Runs: 1, IdleMiB: 33}, {Contender: crSyncer, Runs: 1, IdleMiB: 35}}
-	warm := []driver.Summary{{Contender: oursWarm, SyncSeconds: 0.2, ReadMiB: 3}, {Contender: ours, SyncSeconds: 1, ReadMiB: 60}}
+	crd := []driver.Summary{{Contender: ours, SyncSeconds: 1, HWMSyncMiB: 60, QuietCPUms: 0.5}, {Contender: clientGoWatch, SyncSeconds: 2, HWMSyncMiB: 100},
+		{Contender: crCache, Runs: 1, IdleMiB: 33, QuietCPUms: 2}, {Contender: crSyncer, Runs: 1, IdleMiB: 35}}
+	warm := []driver.Summary{{Contender: oursWarm, SyncSeconds: 0.2, ReadMiB: 3}, {Contender: ours, SyncSeconds: 1, ReadMiB: 60}, {Contender: floorWarm, SyncSeconds: 0.16}}
 	shards := []shardRun{
 		{k: 1, serverRun: serverRun{cpu: 2 * time.Second}, alone: 1, aloneRSS: 100 * driver.MiB},
 		{k: 4, serverRun: serverRun{cpu: 2500 * time.Millisecond}, alone: 0.3, aloneRSS: 30 * driver.MiB},
@@ -53,7 +53,9 @@ func TestMachineLine(t *testing.T) {
 		"shadow_read_p99_vs_cache=1.10 shadow_reconcile_time_vs_cache=1.05 shadow_differences=0 " +
 		"meta_time_vs_best_peer=0.75 meta_rss_vs_best_peer=0.90 meta_server_cpu_vs_best_peer=1.25 meta_bytes_vs_full=0.01 " +
 		"unstructured_time_vs_dynamic=0.30 unstructured_rss_vs_dynamic=0.75 idle_rss_dynamic=23.50" +
-		" lag_probe_server_cores_100=0.02 lag_probe_requests_per_s_100=20.00 bounded_read_p99_s=1.10"
+		" lag_probe_server_cores_100=0.02 lag_probe_requests_per_s_100=20.00 bounded_read_p99_s=1.10" +
+		" warm_time_vs_floor=1.25 event_cpu_slope_vs_floor_decode=1.05 proj_event_cpu_slope_vs_floor_decode=0.75" +
+		" idle_cpu_vs_floor=1.10 idle_cpu_vs_clientgo=0.55 idle_cpu_vs_cr_cache=0.25"
 	// The best peer of each figure, of those run as their users run them
 	// (gzip on): the -nogzip ones, faster here, are in the tables only.
 	meta := []driver.Summary{
@@ -73,9 +75,9 @@ func TestMachineLine(t *testing.T) {
 	}
 	projPods := []driver.Summary{
 		{Contender: floorRead, SyncSeconds: 2, HWMSyncMiB: 30},
-		{Contender: floorDecode, SyncSeconds: 5, CPUPer1k: 0.5},
+		{Contender: floorDecode, SyncSeconds: 5, CPUPer1k: 0.5, SlopePer1k: 0.4},
 		{Contender: clientGoStrip, SyncSeconds: 9, HWMSyncMiB: 500, CPUPer1k: 0.7},
-		{Contender: oursProjected, SyncSeconds: 2.2, HWMSyncMiB: 100, CPUPer1k: 0.4},
+		{Contender: oursProjected, SyncSeconds: 2.2, HWMSyncMiB: 100, CPUPer1k: 0.4, SlopePer1k: 0.3},
 	}
 	agents := []agentRun{ // medians of each node's runs
 		{nodeName: agentNoNode, peak: 15 * driver.MiB}, {nodeName: agentNoNode, peak: 16 * driver.MiB},
@@ -101,6 +103,11 @@ func TestMachineLine(t *testing.T) {
 	}
 	if l := driver.MachineLine(metadataComparisons(nil, nil), machineKeys); !strings.Contains(l, "meta_time_vs_best_peer=nan") || !strings.Contains(l, "unstructured_rss_vs_dynamic=nan") {
 		t.Errorf("metadata part not run: %s", l)
+	}
+	for _, c := range cs {
+		if c.Key == "cpu_per_event_vs_clientgo" && (!math.IsNaN(c.Target) || !strings.Contains(c.What, "target retired")) {
+			t.Errorf("cpu_per_event_vs_clientgo: target %v, %q: its target is retired (issue 44)", c.Target, c.What)
+		}
 	}
 	met := map[string]bool{}
 	for _, c := range cs {

@@ -154,13 +154,16 @@ func (c *cache[T]) beginResync(p *part) bool {
 // state is dropped, so that per object events stay in resourceVersion order.
 func (c *cache[T]) upsert(obj T) {
 	rv := obj.GetResourceVersion()
-	c.put(c.transform(obj), rv)
+	c.put(c.transform(obj), rv, -1)
 }
 
-// restore applies an object from a snapshot, transformed when it was saved.
-func (c *cache[T]) restore(obj T) { c.put(obj, obj.GetResourceVersion()) }
+// restore applies an object from a snapshot, transformed when it was
+// saved, of size bytes in the store (Store.size), sized when it was loaded.
+func (c *cache[T]) restore(obj T, size int64) { c.put(obj, obj.GetResourceVersion(), size) }
 
-func (c *cache[T]) put(obj T, rv string) {
+// put applies obj at rv; size is its size in the store (Store.size), or
+// -1 for put to size it.
+func (c *cache[T]) put(obj T, rv string, size int64) {
 	k := KeyOf(obj)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -182,7 +185,10 @@ func (c *cache[T]) put(obj T, rv string) {
 			c.notify(k, o, true, o, true, DeletionInferred)
 		}
 	}
-	n := c.store.put(k, obj, p.epoch)
+	if size < 0 {
+		size = c.store.size(obj)
+	}
+	n := c.store.putSized(k, obj, p.epoch, size)
 	c.notify(k, old.obj, ok, obj, false, DeletionObserved)
 	c.stored(n)
 }

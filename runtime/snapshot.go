@@ -33,8 +33,17 @@ func (s *Syncer[T]) snapshotHeader() snapshotfile.Header {
 // resourceVersion they are the server's state at. objs is nil when there
 // is no snapshot to use.
 type loaded[T Object] struct {
-	objs map[Key]T
+	objs map[Key]sized[T]
 	rv   string
+}
+
+// sized is an object and its size in the store (Store.size), found while
+// the snapshot loads (on every core, in parallel with the metadata-only
+// LIST) rather than when the object is restored, once the LIST is in:
+// sizing every object was a third of what restoring them cost (issue 44).
+type sized[T Object] struct {
+	obj   T
+	bytes int64
 }
 
 // loadSnapshot reads the snapshot for the first sync. A missing one is a
@@ -42,7 +51,17 @@ type loaded[T Object] struct {
 func (s *Syncer[T]) loadSnapshot() loaded[T] {
 	log := s.cfg.logger.WithValues("resource", s.res.String(), "path", s.cfg.snapshotPath)
 	started := time.Now()
-	objs, hdr, err := snapshotfile.Read(s.cfg.snapshotPath, s.snapshotHeader(), codecFor[T]())
+	codec := codecFor[T]()
+	objs, hdr, err := snapshotfile.Read(s.cfg.snapshotPath, s.snapshotHeader(), snapshotfile.Codec[sized[T]]{
+		Name: codec.Name,
+		Decode: func(b []byte) (sized[T], error) { // on every core: sized there too
+			o, err := codec.Decode(b)
+			if err != nil {
+				return sized[T]{}, err
+			}
+			return sized[T]{o, s.cache.store.size(o)}, nil
+		},
+	})
 	switch {
 	case errors.Is(err, snapshotfile.ErrMissing): // removed since Run looked
 		log.V(1).Info("no snapshot yet; starting cold")
@@ -51,9 +70,9 @@ func (s *Syncer[T]) loadSnapshot() loaded[T] {
 		log.Info("snapshot not used; starting cold", "err", err.Error())
 		return loaded[T]{}
 	}
-	byKey := make(map[Key]T, len(objs))
+	byKey := make(map[Key]sized[T], len(objs))
 	for _, o := range objs {
-		byKey[KeyOf(o)] = o
+		byKey[KeyOf(o.obj)] = o
 	}
 	log.V(1).Info("snapshot loaded", "objects", len(objs), "resourceVersion", hdr.ResourceVersion, "saved", hdr.Saved,
 		"took", time.Since(started).Round(time.Millisecond))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"sync/atomic"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -39,8 +40,9 @@ func codecFor[T Object]() snapshotfile.Codec[T] {
 		wire.ProtobufType
 	}); ok {
 		// The strings of the last object read: the objects of a snapshot
-		// share one apiVersion and one kind, not a copy each.
-		var apiVersion, kind string
+		// share one apiVersion and one kind, not a copy each. Objects are
+		// decoded on every core at once (snapshotfile.Read).
+		var last atomic.Pointer[[2]string]
 		return snapshotfile.Codec[T]{
 			Name: "protobuf",
 			Encode: func(o T, buf []byte) ([]byte, error) {
@@ -68,13 +70,12 @@ func codecFor[T Object]() snapshotfile.Codec[T] {
 				if err := any(o).(wire.ProtobufType).Unmarshal(b); err != nil {
 					return o, err
 				}
-				if string(av) != apiVersion {
-					apiVersion = string(av)
+				tm := last.Load()
+				if tm == nil || string(av) != tm[0] || string(k) != tm[1] {
+					tm = &[2]string{string(av), string(k)}
+					last.Store(tm)
 				}
-				if string(k) != kind {
-					kind = string(k)
-				}
-				setTypeMeta(o, apiVersion, kind)
+				setTypeMeta(o, tm[0], tm[1])
 				return o, nil
 			},
 		}

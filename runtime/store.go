@@ -178,7 +178,16 @@ func (s *Store[T]) get(k Key) (entry[T], bool) {
 
 // put stores obj under k, seen in epoch, and returns the number of objects.
 func (s *Store[T]) put(k Key, obj T, epoch uint64) int {
-	size := s.sizer.Of(obj) + slotBytes[T]() // before the lock: readers need not wait for it
+	return s.putSized(k, obj, epoch, s.size(obj)) // sized before the lock: readers need not wait for it
+}
+
+// size is what obj counts for in Bytes: what it holds and its map slot.
+// It may be called from any goroutine: a warm start sizes the snapshot's
+// objects while it loads them (see loadSnapshot).
+func (s *Store[T]) size(obj T) int64 { return s.sizer.Of(obj) + slotBytes[T]() }
+
+// putSized is put of an object whose size is known.
+func (s *Store[T]) putSized(k Key, obj T, epoch uint64, size int64) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delta := size

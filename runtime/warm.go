@@ -198,7 +198,7 @@ func (s *Syncer[T]) dropWarm(ctx context.Context) {
 		select {
 		case snap := <-s.snap:
 			for _, o := range snap.objs {
-				s.cache.owe(o)
+				s.cache.owe(o.obj)
 			}
 		case <-ctx.Done():
 		}
@@ -241,7 +241,7 @@ func (s *Syncer[T]) warmSync(ctx context.Context, loading <-chan loaded[T]) (res
 		return result{op: "list", err: err}, false
 	}
 	snap := loaded[T]{}
-	had := func(k Key) (T, bool) { e, ok := s.cache.store.get(k); return e.obj, ok }
+	had := func(k Key) (sized[T], bool) { e, ok := s.cache.store.get(k); return sized[T]{e.obj, e.bytes}, ok }
 	if !live {
 		select {
 		case snap = <-loading:
@@ -251,7 +251,7 @@ func (s *Syncer[T]) warmSync(ctx context.Context, loading <-chan loaded[T]) (res
 		if snap.objs == nil { // not usable: logged
 			return result{}, true
 		}
-		had = func(k Key) (T, bool) { o, ok := snap.objs[k]; delete(snap.objs, k); return o, ok }
+		had = func(k Key) (sized[T], bool) { o, ok := snap.objs[k]; delete(snap.objs, k); return o, ok }
 	}
 	w := &warmState[T]{list: rv, pending: map[Key]string{}, started: started}
 	// unsaved counts the listed objects the snapshot lacks though their
@@ -260,14 +260,15 @@ func (s *Syncer[T]) warmSync(ctx context.Context, loading <-chan loaded[T]) (res
 	// resourceVersion has no event of them to deliver: they are fetched.
 	kept, gone, unsaved := 0, 0, 0
 	for _, m := range items {
-		old, ok := had(m.key)
+		was, ok := had(m.key)
+		old := was.obj
 		if !ok && !live && snap.rv != "" && compareRV(m.rv, snap.rv) <= 0 {
 			unsaved++
 		}
 		switch {
 		case ok && old.GetUID() == m.uid && old.GetResourceVersion() == m.rv:
 			s.cfg.metrics.EventReceived(watch.Added)
-			s.cache.restore(old)
+			s.cache.restore(old, was.bytes)
 			kept++
 			continue
 		case ok && !live:
@@ -280,7 +281,7 @@ func (s *Syncer[T]) warmSync(ctx context.Context, loading <-chan loaded[T]) (res
 		w.pending[m.key] = m.rv
 	}
 	for k, o := range snap.objs {
-		s.cache.owe(o)
+		s.cache.owe(o.obj)
 		s.cache.vanished(k)
 		gone++
 	}

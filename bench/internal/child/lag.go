@@ -45,10 +45,12 @@ func (o *LagObserver) Observe(obj metav1.Object) {
 	}
 }
 
-// start begins recording.
+// start begins recording, afresh: a child may run several steady states
+// (the bench's slope phases, one per rate), each waited for on its own.
 func (o *LagObserver) start() {
 	o.mu.Lock()
 	o.on = true
+	o.lags, o.target = nil, 0
 	o.mu.Unlock()
 }
 

@@ -196,6 +196,7 @@ func main1(args []string, run Run) error {
 // followParent runs the parent's commands until it says exit.
 func followParent(ctx context.Context, sc *bufio.Scanner, env *Env, a Args, prof *driver.Profiler) error {
 	var cpu0 time.Duration
+	var steadyStart time.Time
 	for sc.Scan() {
 		cmd, arg, _ := strings.Cut(sc.Text(), " ")
 		switch cmd {
@@ -203,7 +204,7 @@ func followParent(ctx context.Context, sc *bufio.Scanner, env *Env, a Args, prof
 			if err := prof.StartCPU("steady"); err != nil {
 				return err
 			}
-			cpu0 = driver.CPUTime()
+			cpu0, steadyStart = driver.CPUTime(), time.Now()
 			env.Lags.start()
 			env.Probe.start()
 			env.Slow.start()
@@ -225,7 +226,16 @@ func followParent(ctx context.Context, sc *bufio.Scanner, env *Env, a Args, prof
 			if err != nil {
 				return err
 			}
+			rep.Seconds = time.Since(steadyStart).Seconds()
 			if err := driver.WriteMsg(os.Stdout, driver.MsgSteady, rep); err != nil {
+				return err
+			}
+		case driver.CmdQuiet:
+			rep, err := quiet(ctx, arg, prof)
+			if err != nil {
+				return fmt.Errorf("%s: %w", a.Contender, err)
+			}
+			if err := driver.WriteMsg(os.Stdout, driver.MsgQuiet, rep); err != nil {
 				return err
 			}
 		case driver.CmdProbe:

@@ -14,6 +14,8 @@ const (
 	FloorRead         = "floor-read"
 	FloorDecode       = "floor-decode"
 	KeepAll           = "keep-all"
+	FloorWarm         = "floor-warm"
+	FloorWarmFile     = "floor-warm-file"
 	ClientGoWatch     = "client-go-watchlist"
 	ClientGoList      = "client-go-list"
 	ClientGoSlow      = "client-go-slow-handler"

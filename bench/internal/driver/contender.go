@@ -7,6 +7,12 @@ type Contender struct {
 	Steady bool
 	// Slow: the contender has a second handler, slow in the steady state.
 	Slow bool
+	// Quiet: once synced, before any steady state, the contender is
+	// measured with no event (CmdQuiet): its idle CPU and wake-ups.
+	Quiet bool
+	// Slope: after its steady state, the contender runs more at other
+	// update rates, so that its CPU can be fitted against the rate.
+	Slope bool
 	// Env is added to the child's environment (which is otherwise the
 	// parent's, so GOGC and GOMAXPROCS are the same for every contender).
 	Env []string

@@ -119,6 +119,17 @@ func CPUTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// Wakeups returns the voluntary context switches of the process so far,
+// every thread's (getrusage's ru_nvcsw): a thread that sleeps and is woken
+// counts one.
+func Wakeups() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Nvcsw
+}
+
 // ThreadCPU returns the CPU time pid's threads ran so far, in nanoseconds
 // as the scheduler counts it: the sum of the first field of each
 // /proc/<pid>/task/<tid>/schedstat. utime+stime of /proc/<pid>/stat

@@ -17,6 +17,8 @@ import (
 //	child:  ready {}
 //	parent: end <n>                 n updates were written; report once all are handled
 //	child:  steady {steadyReport}
+//	parent: quiet <settle> <window> wait settle, then measure window with no event
+//	child:  quiet {quietReport}
 //	parent: probe                   count requests from now on
 //	child:  ready {}
 //	parent: requests                say what was counted
@@ -33,6 +35,10 @@ const (
 	CmdEnd    = "end"
 	CmdExit   = "exit"
 	CmdProbe  = "probe"
+	// CmdQuiet asks, and MsgQuiet answers, what the synced child costs
+	// with no event.
+	CmdQuiet = "quiet"
+	MsgQuiet = "quiet"
 	// CmdRequests asks, and msgRequests answers, what was counted.
 	CmdRequests = "requests"
 	MsgRequests = "requests"
@@ -64,8 +70,11 @@ type SyncReport struct {
 
 // SteadyReport is what a child measured during the steady state.
 type SteadyReport struct {
-	Events        int     `json:"events"`
-	CPUSeconds    float64 `json:"cpuSeconds"`
+	Events     int     `json:"events"`
+	CPUSeconds float64 `json:"cpuSeconds"`
+	// Seconds is the wall time CPUSeconds is counted over: from the
+	// steady command to the last update handled.
+	Seconds       float64 `json:"seconds"`
 	LagP50Seconds float64 `json:"lagP50Seconds"`
 	LagP99Seconds float64 `json:"lagP99Seconds"`
 	// Memory once every update reached the lag handler: peak RSS, and the
@@ -85,6 +94,16 @@ type SteadyReport struct {
 	SlowBusySeconds float64 `json:"slowBusySeconds,omitempty"` // time spent in its calls
 	SlowPending     int     `json:"slowPending,omitempty"`
 	SlowMaxDepth    int     `json:"slowMaxDepth,omitempty"`
+}
+
+// QuietReport is what a synced child cost over a window with no event:
+// its CPU time and its voluntary context switches (getrusage's ru_nvcsw,
+// every thread's: each a thread that went to sleep, so about one wake-up
+// each).
+type QuietReport struct {
+	Seconds    float64 `json:"seconds"`
+	CPUSeconds float64 `json:"cpuSeconds"`
+	Wakeups    int64   `json:"wakeups"`
 }
 
 // ExitReport is what a child measured at exit.

@@ -22,8 +22,14 @@ type Result struct {
 	AnonBytes int64
 	// Server is what kube-apiserver paid from the child's start of work
 	// to its synced report, for the parts that measure it; nil otherwise.
-	Server    *ServerCost
-	Steady    *SteadyReport
+	Server *ServerCost
+	Steady *SteadyReport
+	// Quiet is what the synced child cost with no event, for the
+	// contenders that measure it (Contender.Quiet).
+	Quiet *QuietReport
+	// Slope are the steady states after Steady at other update rates
+	// (Contender.Slope).
+	Slope     []SteadyReport
 	WriteRate float64 // updates per second the parent wrote in the steady state
 	Pool      int     // objects the steady state's updates cycle over
 	Exit      ExitReport
@@ -60,6 +66,15 @@ type Summary struct {
 	LagP99ms     float64
 	SteadyEvents float64
 	WriteRate    float64
+	// SlopePer1k is the marginal CPU seconds per 1,000 events: the slope of
+	// CPU per second against events per second over the steady state and
+	// the slope phases (a least-squares line; medians of the runs'). NaN
+	// without slope phases.
+	SlopePer1k float64
+	// QuietCPUms and QuietWakeups are the CPU milliseconds and the
+	// wake-ups per second of the synced contender with no event.
+	QuietCPUms   float64
+	QuietWakeups float64
 	// After the steady state: memory (medians), watch restarts (largest
 	// of any round) and the slow handler, for the contenders that have one.
 	HWMSteadyMiB float64
@@ -180,6 +195,22 @@ func summarizeOne(name string, rs []Result) Summary {
 		LagP99ms:     med(steady(func(s *SteadyReport) float64 { return s.LagP99Seconds * 1000 })),
 		SteadyEvents: med(steady(func(s *SteadyReport) float64 { return float64(s.Events) })),
 		WriteRate:    med(func(r Result) (float64, bool) { return r.WriteRate, r.Steady != nil && r.Steady.Events > 0 }),
+		SlopePer1k: med(func(r Result) (float64, bool) {
+			s, ok := CPUSlope(r)
+			return s * 1000, ok
+		}),
+		QuietCPUms: med(func(r Result) (float64, bool) {
+			if r.Quiet == nil || r.Quiet.Seconds <= 0 {
+				return 0, false
+			}
+			return r.Quiet.CPUSeconds / r.Quiet.Seconds * 1000, true
+		}),
+		QuietWakeups: med(func(r Result) (float64, bool) {
+			if r.Quiet == nil || r.Quiet.Seconds <= 0 {
+				return 0, false
+			}
+			return float64(r.Quiet.Wakeups) / r.Quiet.Seconds, true
+		}),
 		HWMSteadyMiB: med(steady(func(s *SteadyReport) float64 { return float64(s.HWMBytes) / MiB })),
 		LiveHeapMiB:  med(steady(func(s *SteadyReport) float64 { return float64(s.LiveHeapBytes) / MiB })),
 		Requests:     most(func(s *SteadyReport) float64 { return float64(s.Requests) }),
@@ -218,5 +249,6 @@ func Find(ss []Summary, name string) Summary {
 	return Summary{Contender: name, SyncSeconds: nan, SyncMin: nan, SyncMax: nan, HWMSyncMiB: nan, IdleMiB: nan, AnonMiB: nan, hwmExitMiB: nan, AllocMiB: nan, ReadMiB: nan, StoreMiB: nan,
 		ServerCPU: nan, ServerMiB: nan,
 		Objects: nan, CPUPer1k: nan, LagP50ms: nan, LagP99ms: nan, SteadyEvents: nan, WriteRate: nan,
+		SlopePer1k: nan, QuietCPUms: nan, QuietWakeups: nan,
 		HWMSteadyMiB: nan, LiveHeapMiB: nan, Requests: nan, Restarts: nan, SlowCalls: nan, SlowCallMs: nan, SlowPending: nan, SlowMaxDepth: nan, Pool: nan}
 }

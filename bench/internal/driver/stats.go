@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"time"
@@ -44,4 +45,41 @@ func Ratio(a, b float64) float64 {
 		return math.NaN()
 	}
 	return a / b
+}
+
+// CPUSlope returns the CPU seconds per event that r's steady states add:
+// the slope of a least-squares line through their points (events per
+// second, CPU seconds per second), the steady state's and each slope
+// phase's. ok is false with fewer than two points at different rates.
+func CPUSlope(r Result) (slope float64, ok bool) {
+	var xs, ys []float64
+	for _, s := range append([]SteadyReport{*cmp.Or(r.Steady, &SteadyReport{})}, r.Slope...) {
+		if s.Events > 0 && s.Seconds > 0 {
+			xs, ys = append(xs, float64(s.Events)/s.Seconds), append(ys, s.CPUSeconds/s.Seconds)
+		}
+	}
+	return LineSlope(xs, ys)
+}
+
+// LineSlope returns the slope of the least-squares line through the
+// points (xs[i], ys[i]); ok is false with fewer than two distinct xs.
+func LineSlope(xs, ys []float64) (slope float64, ok bool) {
+	n := float64(len(xs))
+	if len(xs) < 2 || len(xs) != len(ys) {
+		return math.NaN(), false
+	}
+	var mx, my float64
+	for i := range xs {
+		mx += xs[i] / n
+		my += ys[i] / n
+	}
+	var sxy, sxx float64
+	for i := range xs {
+		sxy += (xs[i] - mx) * (ys[i] - my)
+		sxx += (xs[i] - mx) * (xs[i] - mx)
+	}
+	if sxx == 0 {
+		return math.NaN(), false
+	}
+	return sxy / sxx, true
 }

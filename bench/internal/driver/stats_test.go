@@ -126,3 +126,24 @@ func TestSummarizeKeepsIdleRunsApart(t *testing.T) {
 		t.Errorf("table:\n%s", MedianTable([]Summary{o}))
 	}
 }
+
+func TestCPUSlope(t *testing.T) {
+	// 2 ms of CPU a second whatever happens, and 0.1 ms per event: the
+	// slope is the per-event cost, not CPU per event (which holds the
+	// idle cost divided by few events at a low rate).
+	point := func(rate, secs float64) SteadyReport {
+		return SteadyReport{Events: int(rate * secs), Seconds: secs, CPUSeconds: secs * (0.002 + rate*0.0001)}
+	}
+	s0 := point(200, 20)
+	r := Result{Steady: &s0, Slope: []SteadyReport{point(1000, 5), point(3000, 5)}}
+	got, ok := CPUSlope(r)
+	if !ok || math.Abs(got-0.0001) > 1e-12 {
+		t.Errorf("CPUSlope = %v, %v; want 0.0001", got, ok)
+	}
+	if _, ok := CPUSlope(Result{Steady: &s0}); ok {
+		t.Error("a slope from one point")
+	}
+	if _, ok := CPUSlope(Result{Slope: []SteadyReport{point(1000, 5), point(1000, 10)}}); ok {
+		t.Error("a slope from points at one rate")
+	}
+}

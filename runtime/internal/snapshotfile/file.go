@@ -230,28 +230,9 @@ func Read[T any](path string, want Header, codec Codec[T]) ([]T, Header, error) 
 	if hdr.Objects < 0 || int64(hdr.Objects) > r.left/2 {
 		return nil, hdr, fmt.Errorf("header counts %d objects in %d bytes", hdr.Objects, r.left)
 	}
-	objs := make([]T, 0, hdr.Objects)
-	var buf []byte
-	for {
-		b, err := r.frame(MaxObjectLength, buf)
-		if err != nil {
-			return nil, hdr, fmt.Errorf("object %d: %w", len(objs)+1, err)
-		}
-		if len(b) == 0 {
-			break
-		}
-		if len(objs) == hdr.Objects {
-			return nil, hdr, fmt.Errorf("more objects than the %d the header counts", hdr.Objects)
-		}
-		buf = b
-		o, err := codec.Decode(b)
-		if err != nil {
-			return nil, hdr, fmt.Errorf("object %d: %w", len(objs)+1, err)
-		}
-		objs = append(objs, o)
-	}
-	if len(objs) != hdr.Objects {
-		return nil, hdr, fmt.Errorf("%d objects, the header counts %d", len(objs), hdr.Objects)
+	objs, err := decodeObjects(r, hdr.Objects, codec.Decode)
+	if err != nil {
+		return nil, hdr, err
 	}
 	if r.left != 0 {
 		return nil, hdr, errors.New("bytes after the objects")

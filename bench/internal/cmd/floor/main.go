@@ -47,6 +47,8 @@ func floor[E any, P protoObject[E]](ctx context.Context, contender string, e *ch
 			e.Lags.Observe(obj)
 			return nil
 		})
+	case child.FloorWarm, child.FloorWarmFile:
+		return warmFloor(ctx, e, func(b []byte) error { return P(new(E)).Unmarshal(b) }, contender == child.FloorWarm)
 	case child.KeepAll:
 		m := map[string]P{}
 		out, err := readFloor(ctx, e, func(b []byte) error {
