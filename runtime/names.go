@@ -140,7 +140,7 @@ func (s *Syncer[T]) RemoveNames(keys ...Key) error {
 // changeNames adds add and, with exclusive, drops every other name, or
 // drops remove.
 func (s *Syncer[T]) changeNames(op string, add, remove []Key, exclusive bool) error {
-	if s.lanes == nil || !s.lanes.named {
+	if !s.OverNames() {
 		return fmt.Errorf("runtime: %s on the Syncer of %s, made without WithNames", op, s.res)
 	}
 	if err := s.cfg.checkNames(add); err != nil {
@@ -162,12 +162,12 @@ func (s *Syncer[T]) changeNames(op string, add, remove []Key, exclusive bool) er
 }
 
 // OverNames tells whether the Syncer was made with WithNames.
-func (s *Syncer[T]) OverNames() bool { return s.lanes != nil && s.lanes.named }
+func (s *Syncer[T]) OverNames() bool { return s.lanes != nil && s.cache.named }
 
 // Names returns the keys a Syncer made with WithNames keeps now, sorted;
 // nil for any other Syncer.
 func (s *Syncer[T]) Names() []Key {
-	if s.lanes == nil || !s.lanes.named {
+	if !s.OverNames() {
 		return nil
 	}
 	s.lanes.mu.Lock()
@@ -202,7 +202,7 @@ func (s *Syncer[T]) NameErr(k Key) error {
 // is not, or no longer, one of its names; or ctx's error. Add the name
 // first (AddNames); it waits on the store, not on the handlers.
 func (s *Syncer[T]) WaitForName(ctx context.Context, k Key) error {
-	if s.lanes == nil || !s.lanes.named {
+	if !s.OverNames() {
 		return fmt.Errorf("runtime: WaitForName(%s) on the Syncer of %s, made without WithNames: %w", k, s.res, ErrNotANameOfTheSyncer)
 	}
 	for {

@@ -74,7 +74,6 @@ type lanes[T Object] struct {
 	restCfg *rest.Config
 	mu      sync.Mutex // serialises changes of the set
 	byKey   map[Key]*lane[T]
-	named   bool            // lanes of names (WithNames)
 	ctx     context.Context // Run's, once it began
 	stopped bool            // Run returned: no lane starts
 	running sync.WaitGroup
@@ -99,7 +98,7 @@ func (s *Syncer[T]) makeLanes(restCfg *rest.Config) error {
 		}
 		s.cfg.httpClient = hc
 	}
-	s.lanes = &lanes[T]{restCfg: restCfg, byKey: map[Key]*lane[T]{}, named: s.cfg.namesSet}
+	s.lanes = &lanes[T]{restCfg: restCfg, byKey: map[Key]*lane[T]{}}
 	s.cache.parts, s.cache.named = map[Key]*part{}, s.cfg.namesSet
 	keys := s.cfg.names
 	if !s.cfg.namesSet {
@@ -181,7 +180,7 @@ func (s *Syncer[T]) runLanes(ctx context.Context) error {
 	for _, l := range ls.byKey {
 		ls.start(l)
 	}
-	if ls.named && len(ls.byKey) == 0 {
+	if s.cache.named && len(ls.byKey) == 0 {
 		s.cache.known() // no name yet: synced, every one of none
 	}
 	ls.mu.Unlock()
@@ -224,7 +223,7 @@ func (s *Syncer[T]) SetNamespaces(namespaces ...string) error {
 	if ls.stopped || s.closing.isClosed() {
 		return fmt.Errorf("runtime: SetNamespaces on the Syncer of %s, which has stopped", s.res)
 	}
-	if ls.named {
+	if s.cache.named {
 		return fmt.Errorf("runtime: SetNamespaces on the Syncer of %s, made with WithNames: use SetNames", s.res)
 	}
 	want := make([]Key, len(namespaces))
@@ -277,7 +276,7 @@ func (s *Syncer[T]) dropLane(k Key, l *lane[T]) {
 // Namespaces returns the namespaces a Syncer made with WithNamespaces
 // covers now, sorted; nil for any other Syncer (of one namespace, or all).
 func (s *Syncer[T]) Namespaces() []string {
-	if s.lanes == nil || s.lanes.named {
+	if s.lanes == nil || s.cache.named {
 		return nil
 	}
 	s.lanes.mu.Lock()
