@@ -95,7 +95,8 @@ func (s *Syncer[T]) checkDrift(ctx context.Context) {
 	}
 	at := s.rv
 	log := s.cfg.logger.WithValues("resource", s.res.String())
-	items, _, err := s.listMetadata(ctx, at)
+	var items []listed
+	_, err := s.listMetadata(ctx, at, func(page []listed) { items = append(items, page...) })
 	switch {
 	case err == nil:
 	case ctx.Err() != nil:

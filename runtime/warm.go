@@ -220,7 +220,9 @@ func (s *Syncer[T]) warmSync(ctx context.Context, loading <-chan loaded[T]) (res
 	s.beginResync()
 	log := s.cfg.logger.WithValues("resource", s.res.String())
 	live := loading == nil
-	items, rv, err := s.listMetadata(ctx, "")
+	m := s.matchWhileListing(ctx, loading)
+	rv, err := s.listMetadata(ctx, "", m.page)
+	m.listed()
 	switch {
 	case err == nil:
 	case metadataRefused(err) || errors.Is(err, errPageTooLarge):
@@ -232,54 +234,29 @@ func (s *Syncer[T]) warmSync(ctx context.Context, loading <-chan loaded[T]) (res
 		}
 		log.Info("warm resync: the server does not serve the metadata-only LIST, or one object's metadata is over the page bound; going on cold",
 			"err", err.Error())
-		s.snap = loading
+		s.snap = m.giveBack(loading)
 		s.dropWarm(ctx)
 		return result{}, true
+	case m.used:
+		// Part of the snapshot is restored already: the rest of the
+		// resync is cold (the next cycle), as after a failure past the LIST.
+		s.snap = m.giveBack(loading)
+		s.dropWarm(ctx)
+		return result{op: "list", err: err}, false
 	default:
 		// Nothing used yet: the next attempt is warm too (see warmFailed).
-		s.snap, s.fromStore = loading, live
+		s.snap, s.fromStore = m.giveBack(loading), live
 		return result{op: "list", err: err}, false
 	}
-	snap := loaded[T]{}
-	had := func(k Key) (sized[T], bool) { e, ok := s.cache.store.get(k); return sized[T]{e.obj, e.bytes}, ok }
-	if !live {
-		select {
-		case snap = <-loading:
-		case <-ctx.Done():
-			return result{op: "list", err: ctx.Err()}, false
-		}
-		if snap.objs == nil { // not usable: logged
-			return result{}, true
-		}
-		had = func(k Key) (sized[T], bool) { o, ok := snap.objs[k]; delete(snap.objs, k); return o, ok }
+	switch {
+	case ctx.Err() != nil:
+		return result{op: "list", err: ctx.Err()}, false
+	case !m.usable: // not usable: logged
+		return result{}, true
 	}
-	w := &warmState[T]{list: rv, pending: map[Key]string{}, started: started}
-	// unsaved counts the listed objects the snapshot lacks though their
-	// state is not newer than it: left out of it because they could not
-	// be written (see saveSnapshot). The watch from the snapshot's
-	// resourceVersion has no event of them to deliver: they are fetched.
-	kept, gone, unsaved := 0, 0, 0
-	for _, m := range items {
-		was, ok := had(m.key)
-		old := was.obj
-		if !ok && !live && snap.rv != "" && compareRV(m.rv, snap.rv) <= 0 {
-			unsaved++
-		}
-		switch {
-		case ok && old.GetUID() == m.uid && old.GetResourceVersion() == m.rv:
-			s.cfg.metrics.EventReceived(watch.Added)
-			s.cache.restore(old, was.bytes)
-			kept++
-			continue
-		case ok && !live:
-			s.cache.owe(old)
-			if old.GetUID() != m.uid {
-				s.cache.vanished(m.key)
-				gone++
-			}
-		}
-		w.pending[m.key] = m.rv
-	}
+	snap := m.snap
+	w := &warmState[T]{list: rv, pending: m.pending, started: started}
+	kept, gone, unsaved := m.kept, m.gone, m.unsaved
 	for k, o := range snap.objs {
 		s.cache.owe(o.obj)
 		s.cache.vanished(k)
@@ -317,15 +294,18 @@ func (s *Syncer[T]) warmSync(ctx context.Context, loading <-chan loaded[T]) (res
 	return s.warmFetch(ctx)
 }
 
-// listMetadata reads every page of the metadata-only LIST and returns
-// their items and resourceVersion: a consistent read, or, with exact, the
-// state at exactly that resourceVersion (a drift check; not a sync, so
-// the server's count is not noted as one). A sharded Syncer first counts the
+// listMetadata reads every page of the metadata-only LIST, hands each
+// page's items to page as it comes, and returns the LIST's
+// resourceVersion: a consistent read, or, with exact, the state at
+// exactly that resourceVersion (a drift check; not a sync, so the
+// server's count is not noted as one). A sharded Syncer first counts the
 // objects (a LIST of one item, of the full type): its metadata.shardInfo
 // tells whether the server keeps to the shard asked for, which the
 // metadata-only LIST's pages do not (see metadataList); an answer for
-// another shard makes every request ask for every object (see noteShard).
-func (s *Syncer[T]) listMetadata(ctx context.Context, exact string) (items []listed, rv string, err error) {
+// another shard makes every request ask for every object (see
+// noteShard): then the LIST is read again from the start, so a sharded
+// Syncer's items are handed to page in one piece, at the end.
+func (s *Syncer[T]) listMetadata(ctx context.Context, exact string, page func([]listed)) (rv string, err error) {
 	if s.cfg.shard != nil {
 		s.src.count(ctx)
 	}
@@ -335,32 +315,42 @@ func (s *Syncer[T]) listMetadata(ctx context.Context, exact string) (items []lis
 	if limit <= 0 || limit > maxMetadataItems {
 		limit = maxMetadataItems
 	}
+	var items []listed
 	for {
-		page, err := s.src.metadataList(ctx, cont, exact, limit, maxMetadataPage, &buf, func(l listed) {
+		page0 := len(items)
+		p, err := s.src.metadataList(ctx, cont, exact, limit, maxMetadataPage, &buf, func(l listed) {
 			if !s.foreignListed(l) {
 				items = append(items, l)
 			}
 		})
 		switch {
 		case errors.Is(err, errPageTooLarge) && limit > 1:
+			items = items[:page0]
 			limit = max(1, limit/8)
 			continue
 		case askedShard(err): // reported; read again from the start, for every object (see noteShard)
 			items, cont = items[:0], ""
 			continue
 		case err != nil:
-			return nil, "", err
+			return "", err
 		}
-		if est, ok := s.src.inShardEstimate(int64(page.items) + page.remaining); cont == "" && exact == "" && page.remaining >= 0 && ok {
+		if est, ok := s.src.inShardEstimate(int64(p.items) + p.remaining); cont == "" && exact == "" && p.remaining >= 0 && ok {
 			n := est
 			s.expect(n)
-			if room := int(min(n, maxReserve)) - len(items); room > 0 { // the server's count, bounded as the store's
+			if room := int(min(n, maxReserve)) - len(items); room > 0 && s.cfg.shard != nil { // the server's count, bounded as the store's
 				items = slices.Grow(items, room)
 			}
 		}
-		rv, cont = page.rv, page.next
+		if s.cfg.shard == nil { // read once: each page as it comes
+			page(items)
+			items = nil
+		}
+		rv, cont = p.rv, p.next
 		if cont == "" {
-			return items, rv, nil
+			if len(items) > 0 {
+				page(items)
+			}
+			return rv, nil
 		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/syncer-gen/syncer-gen/runtime"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 )
@@ -153,8 +154,15 @@ func statusResponse(r *http.Request, code int, reason metav1.StatusReason, msg s
 // may be told fewer: an error not delivered yet is replaced by the next.
 type errorCounts struct {
 	runtime.NopMetrics
-	mu sync.Mutex
-	n  map[runtime.ErrorKind]int
+	mu    sync.Mutex
+	n     map[runtime.ErrorKind]int
+	added atomic.Int64 // objects received as added: a warm start's restored among them
+}
+
+func (m *errorCounts) EventReceived(typ watch.EventType) {
+	if typ == watch.Added {
+		m.added.Add(1)
+	}
 }
 
 func (m *errorCounts) Error(k runtime.ErrorKind) {
