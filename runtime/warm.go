@@ -53,7 +53,8 @@ const maxWarmFailures = 5
 //     resourceVersion names one state of one object): it is stored as is.
 //     Snapshot objects missing from the LIST, or there under another UID,
 //     are gone: handlers get OnDelete(obj, DeletionInferred). The snapshot
-//     is read from disk while the LIST is under way.
+//     is read from disk while the LIST is under way, and each page matched
+//     with it as it comes.
 //  2. Where the server still has the snapshot's resourceVersion S (its
 //     watch cache keeps some minutes of events), a watch from S delivers
 //     every change since, in order, each object's state at L among them.
@@ -86,9 +87,10 @@ const maxWarmFailures = 5
 // page to ask for), where its resourceVersions are not integers (nothing
 // but equality can be known of them, and catching up needs their order),
 // and where fetching what changed would cost the server more than a
-// WatchList (fetchCostsMore). A failure after the LIST makes the rest of
-// the resync cold. A failed LIST, or a catching-up watch that fails, is
-// tried again warm, with backoff, until it fails the same way
+// WatchList (fetchCostsMore). A failure after the LIST, or during it once
+// a page was matched with the snapshot (see warmMatch), makes the rest of
+// the resync cold. A LIST that failed before, or a catching-up watch that
+// fails, is tried again warm, with backoff, until it fails the same way
 // maxWarmFailures times in a row (warmFailed): then the resync goes on
 // cold too.
 
