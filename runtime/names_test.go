@@ -372,3 +372,36 @@ func TestNamesOfAClusterScopedResource(t *testing.T) {
 		t.Errorf("WaitForName of a name not added: %v, want ErrNotANameOfTheSyncer", err)
 	}
 }
+
+// TestANameIsSyncedInOneRequest syncs three names (one absent) on a real
+// server: each name's sync is its WatchList alone, with no LIST of one item
+// to count its objects first (a name has one at most: the count cost a
+// request per name and per sync, 2,000 requests for 1,000 names).
+func TestANameIsSyncedInOneRequest(t *testing.T) {
+	srv := testbed.Shared(t)
+	cs := kubernetes.NewForConfigOrDie(srv.Config())
+	ns := srv.Namespace(t)
+	testbed.FillConfigMaps(t, cs, ns, 2, 100)
+	list, err := cs.CoreV1().ConfigMaps(ns).List(context.Background(), metav1.ListOptions{})
+	if err != nil || len(list.Items) != 2 {
+		t.Fatalf("%v, %d ConfigMaps", err, len(list.Items))
+	}
+	keys := []runtime.Key{{Namespace: ns, Name: list.Items[0].Name}, {Namespace: ns, Name: list.Items[1].Name}, {Namespace: ns, Name: "absent"}}
+	reqs := &requestLog{}
+	cfg := srv.Config()
+	cfg.Wrap(reqs.wrap)
+	s, err := runtime.New[*corev1.ConfigMap](cfg, configMaps, runtime.WithNames(keys...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runSyncer(t, s)
+	if err := s.WaitForSync(ctxTimeout(t, 30*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.Store().Len(); n != 2 {
+		t.Errorf("%d objects in the store, want the 2 named that exist", n)
+	}
+	if c := reqs.counts(); c.watchLists != len(keys) || c.lists+c.metadataLists+c.gets != 0 {
+		t.Errorf("requests %+v: want %d WatchLists, one a name, and nothing else", c, len(keys))
+	}
+}

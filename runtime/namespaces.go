@@ -130,6 +130,7 @@ func (s *Syncer[T]) addLane(k Key) error {
 	if k.Name != "" {
 		l.cfg.logger = s.cfg.logger.WithValues("name", k.String())
 		l.cfg.fieldSelector = nameSelector(k.Name, s.cfg.fieldSelector)
+		l.cfg.oneName = true
 		if l.cfg.watchList == 0 {
 			l.cfg.watchList = 1 // see WithNames: a WatchList of one name is a read of one key
 		}

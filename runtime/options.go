@@ -22,6 +22,7 @@ type config struct {
 	namespacesSet   bool     // WithNamespaces was given
 	names           []Key    // WithNames
 	namesSet        bool     // WithNames was given
+	oneName         bool     // a lane of one name (WithNames): one object at most, never counted
 	labelSelector   string
 	fieldSelector   string
 	pageSize        int64

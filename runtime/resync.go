@@ -44,8 +44,13 @@ func (s *Syncer[T]) beginResync() {
 func (s *Syncer[T]) watchList(ctx context.Context) (res result, fallback bool) {
 	const op = "watchlist"
 	s.beginResync()
-	estimate, counted := s.src.count(ctx)
-	if counted {
+	// A name's lane has one object at most: counting it would cost a
+	// request per name (each sync of each name) for nothing.
+	estimate, counted := int64(1), true
+	if !s.cfg.oneName || s.cfg.shard != nil {
+		estimate, counted = s.src.count(ctx)
+	}
+	if counted && !s.cfg.oneName {
 		if n, ok := s.src.inShardEstimate(estimate); ok {
 			s.expect(n)
 		}
