@@ -72,6 +72,7 @@ func checkNamespaces(namespaces []string) error {
 // name.
 type lanes[T Object] struct {
 	restCfg *rest.Config
+	codec   *codec     // every lane's source's (newCodec)
 	mu      sync.Mutex // serialises changes of the set
 	byKey   map[Key]*lane[T]
 	ctx     context.Context // Run's, once it began
@@ -90,7 +91,7 @@ type lane[T Object] struct {
 // makeLanes makes the lanes of the namespaces WithNamespaces gave, or of
 // the names WithNames gave. They share one HTTP client, so one
 // connection, unless WithHTTPClient gave one.
-func (s *Syncer[T]) makeLanes(restCfg *rest.Config) error {
+func (s *Syncer[T]) makeLanes(restCfg *rest.Config, cd *codec) error {
 	if s.cfg.httpClient == nil {
 		hc, err := rest.HTTPClientFor(restCfg)
 		if err != nil {
@@ -98,7 +99,7 @@ func (s *Syncer[T]) makeLanes(restCfg *rest.Config) error {
 		}
 		s.cfg.httpClient = hc
 	}
-	s.lanes = &lanes[T]{restCfg: restCfg, byKey: map[Key]*lane[T]{}}
+	s.lanes = &lanes[T]{restCfg: restCfg, codec: cd, byKey: map[Key]*lane[T]{}}
 	s.cache.parts, s.cache.named = map[Key]*part{}, s.cfg.namesSet
 	keys := s.cfg.names
 	if !s.cfg.namesSet {
@@ -138,7 +139,7 @@ func (s *Syncer[T]) addLane(k Key) error {
 	if s.cfg.snapshotPath != "" {
 		l.cfg.snapshotPath = laneSnapshot(s.cfg.snapshotPath, k)
 	}
-	src, err := newSource[T](s.lanes.restCfg, s.res, &l.cfg)
+	src, err := newSource[T](s.lanes.restCfg, s.res, &l.cfg, s.lanes.codec)
 	if err != nil {
 		return err
 	}

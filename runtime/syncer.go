@@ -55,12 +55,16 @@ func New[T Object](cfg *rest.Config, res Resource, opts ...Option) (*Syncer[T], 
 	if err := s.cfg.validate(); err != nil {
 		return nil, fmt.Errorf("runtime.New: %s: %w", res, err)
 	}
+	cd, err := newCodec[T](res)
+	if err != nil {
+		return nil, err
+	}
 	if s.cfg.namespacesSet && res.Namespaced || s.cfg.namesSet {
-		if err := s.makeLanes(cfg); err != nil {
+		if err := s.makeLanes(cfg, cd); err != nil {
 			return nil, fmt.Errorf("runtime.New: %s: %w", res, err)
 		}
 	}
-	src, err := newSource[T](cfg, res, &s.cfg)
+	src, err := newSource[T](cfg, res, &s.cfg, cd)
 	if err != nil {
 		return nil, err
 	}
