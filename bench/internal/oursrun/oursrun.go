@@ -14,7 +14,7 @@ import (
 // probe as its Metrics when the contender has one.
 func Run[P runtime.Object](ctx context.Context, e *child.Env,
 	newSyncer func(*rest.Config, ...runtime.Option) (*runtime.Syncer[P], error), opts ...runtime.Option) (child.Outcome, error) {
-	opts = append([]runtime.Option{runtime.WithNamespace(e.Namespace)}, opts...)
+	opts = append([]runtime.Option{scope(e)}, opts...)
 	if e.Slow != nil {
 		opts = append(opts, runtime.WithMetrics(metrics{p: e.Probe}))
 	}
@@ -80,6 +80,19 @@ func Run[P runtime.Object](ctx context.Context, e *child.Env,
 		return <-ran // Run saves the snapshot before it returns
 	}
 	return out, nil
+}
+
+// scope is the option that gives the syncer e's objects: its namespace, or
+// the names of it that e names.
+func scope(e *child.Env) runtime.Option {
+	if len(e.Names) == 0 {
+		return runtime.WithNamespace(e.Namespace)
+	}
+	keys := make([]runtime.Key, len(e.Names))
+	for i, n := range e.Names {
+		keys[i] = runtime.Key{Namespace: e.Namespace, Name: n}
+	}
+	return runtime.WithNames(keys...)
 }
 
 // metrics is our syncer's runtime.Metrics in the steady state of a

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/syncer-gen/syncer-gen/bench/internal/child"
+	"github.com/syncer-gen/syncer-gen/dynamicsyncer"
+	"github.com/syncer-gen/syncer-gen/runtime"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/client-go/rest"
+)
+
+// metadataGets is ours-metadata-gets: the other way to keep a few named
+// Secrets whole where the program may list the type. A metadata syncer of
+// every Secret of the namespace (dynamicsyncer.NewMetadata) tells when a
+// named one changes; each named one is read whole with a GET once synced,
+// and again when its resourceVersion changes (the steady state's lag is
+// taken once that GET returned). Objects are the named Secrets read whole.
+func metadataGets(ctx context.Context, e *child.Env, res runtime.Resource) (child.Outcome, error) {
+	if len(e.Names) == 0 {
+		return child.Outcome{}, fmt.Errorf("%s: no -names", child.OursMetadataGets)
+	}
+	get, err := secretGetter(e.Cfg, e.Namespace)
+	if err != nil {
+		return child.Outcome{}, err
+	}
+	s, err := dynamicsyncer.NewMetadata(e.Cfg, res, runtime.WithNamespace(e.Namespace))
+	if err != nil {
+		return child.Outcome{}, err
+	}
+	named := map[string]bool{}
+	for _, n := range e.Names {
+		named[n] = true
+	}
+	var mu sync.Mutex
+	whole := map[string]*corev1.Secret{}
+	var synced atomic.Bool
+	var failures atomic.Int64
+	var lastErr atomic.Value
+	fetch := func(ctx context.Context, name string) error {
+		sec, err := get(ctx, name)
+		if err != nil {
+			failures.Add(1)
+			lastErr.Store(err.Error())
+			return err
+		}
+		mu.Lock()
+		whole[name] = sec
+		mu.Unlock()
+		return nil
+	}
+	s.AddHandler(runtime.HandlerFuncs[*metav1.PartialObjectMetadata]{
+		AddFunc: func(o *metav1.PartialObjectMetadata) {
+			mu.Lock()
+			_, have := whole[o.Name]
+			mu.Unlock()
+			if synced.Load() && named[o.Name] && !have {
+				_ = fetch(ctx, o.Name) // counted in failures
+			}
+		},
+		UpdateFunc: func(old, o *metav1.PartialObjectMetadata) {
+			if !synced.Load() || !named[o.Name] || old.ResourceVersion == o.ResourceVersion {
+				return
+			}
+			if fetch(ctx, o.Name) == nil {
+				mu.Lock()
+				sec := whole[o.Name]
+				mu.Unlock()
+				e.Lags.Observe(sec)
+			}
+		},
+		DeleteFunc: func(o *metav1.PartialObjectMetadata, _ runtime.Deletion) {
+			mu.Lock()
+			delete(whole, o.Name)
+			mu.Unlock()
+		},
+		ErrorFunc: func(err error) { failures.Add(1); lastErr.Store(err.Error()) },
+	})
+	runCtx, stopRun := context.WithCancel(ctx)
+	ran := make(chan error, 1)
+	go func() { ran <- s.Run(runCtx) }()
+	wctx, cancel := context.WithTimeout(ctx, e.Timeout)
+	defer cancel()
+	if err := s.WaitForSync(wctx); err != nil {
+		stopRun()
+		return child.Outcome{}, fmt.Errorf("not synced: %w (last error: %v)", err, lastErr.Load())
+	}
+	synced.Store(true)
+	if err := getAll(wctx, e, s.Store(), fetch); err != nil {
+		stopRun()
+		return child.Outcome{}, err
+	}
+	mu.Lock()
+	n := len(whole)
+	mu.Unlock()
+	note := "mode=" + s.Mode().String()
+	if f := failures.Load(); f > 0 {
+		note += fmt.Sprintf(" errors=%d last=%v", f, lastErr.Load())
+	}
+	return child.Outcome{Objects: n, Note: note, StoreBytes: s.Store().Bytes(), Keep: []any{s, whole},
+		Stop: func() error { stopRun(); return nil }}, nil
+}
+
+// getAll GETs the named objects the metadata store holds, getters at once.
+func getAll(ctx context.Context, e *child.Env, st *runtime.Store[*metav1.PartialObjectMetadata], fetch func(context.Context, string) error) error {
+	const getters = 16
+	names := make(chan string)
+	errs := make(chan error, getters)
+	var wg sync.WaitGroup
+	for range getters {
+		wg.Go(func() {
+			for n := range names {
+				if err := fetch(ctx, n); err != nil {
+					errs <- fmt.Errorf("get secret %s/%s: %w", e.Namespace, n, err)
+					return
+				}
+			}
+		})
+	}
+	for _, n := range e.Names {
+		if _, ok := st.Get(e.Namespace, n); ok {
+			names <- n
+		}
+	}
+	close(names)
+	wg.Wait()
+	select {
+	case err := <-errs:
+		return err
+	default:
+		return nil
+	}
+}
+
+// secretGetter returns a GET of one Secret of ns, whole, in protobuf, over
+// a REST client of core/v1 that knows no other group.
+func secretGetter(cfg *rest.Config, ns string) (func(context.Context, string) (*corev1.Secret, error), error) {
+	scheme := kruntime.NewScheme()
+	if err := corev1.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	c := rest.CopyConfig(cfg)
+	c.GroupVersion, c.APIPath = &corev1.SchemeGroupVersion, "/api"
+	c.ContentType = kruntime.ContentTypeProtobuf
+	c.AcceptContentTypes = kruntime.ContentTypeProtobuf + "," + kruntime.ContentTypeJSON
+	c.NegotiatedSerializer = serializer.NewCodecFactory(scheme).WithoutConversion()
+	rc, err := rest.RESTClientFor(c)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, name string) (*corev1.Secret, error) {
+		var s corev1.Secret
+		err := rc.Get().Namespace(ns).Resource("secrets").Name(name).Timeout(30 * time.Second).Do(ctx).Into(&s)
+		return &s, err
+	}, nil
+}
