@@ -32,17 +32,6 @@ func namedGets(ctx context.Context, e *child.Env) (child.Outcome, error) {
 	if err != nil {
 		return child.Outcome{}, err
 	}
-	inf, err := mgr.GetCache().GetInformer(ctx, &corev1.Secret{}) // the Manager not started: returns at once
-	if err != nil {
-		return child.Outcome{}, err
-	}
-	if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{UpdateFunc: func(_, obj any) {
-		if o, ok := obj.(metav1.Object); ok {
-			e.Lags.Observe(o)
-		}
-	}}); err != nil {
-		return child.Outcome{}, err
-	}
 	runCtx, stop := context.WithCancel(ctx)
 	ran := make(chan error, 1)
 	go func() { ran <- mgr.Start(runCtx) }()
@@ -55,6 +44,9 @@ func namedGets(ctx context.Context, e *child.Env) (child.Outcome, error) {
 	}
 	gctx, cancel := context.WithTimeout(ctx, e.Timeout)
 	defer cancel()
+	if !mgr.GetCache().WaitForCacheSync(gctx) { // until the cache is started: it holds no informer yet
+		return fail(fmt.Errorf("the Manager's cache did not start within %s", e.Timeout))
+	}
 	found := 0
 	for _, name := range e.Names {
 		var s corev1.Secret
@@ -66,6 +58,17 @@ func namedGets(ctx context.Context, e *child.Env) (child.Outcome, error) {
 		default:
 			found++
 		}
+	}
+	inf, err := mgr.GetCache().GetInformer(gctx, &corev1.Secret{}) // the one the first Get started
+	if err != nil {
+		return fail(err)
+	}
+	if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{UpdateFunc: func(_, obj any) {
+		if o, ok := obj.(metav1.Object); ok {
+			e.Lags.Observe(o)
+		}
+	}}); err != nil {
+		return fail(err)
 	}
 	return child.Outcome{Objects: found, Keep: mgr, Stop: func() error { stop(); return <-ran }}, nil
 }

@@ -42,6 +42,7 @@ func metadataGets(ctx context.Context, e *child.Env, res runtime.Resource) (chil
 	var mu sync.Mutex
 	whole := map[string]*corev1.Secret{}
 	var synced atomic.Bool
+	changed := make(chan string, 1<<14) // named Secrets changed, to GET again
 	var failures atomic.Int64
 	var lastErr atomic.Value
 	fetch := func(ctx context.Context, name string) error {
@@ -66,14 +67,8 @@ func metadataGets(ctx context.Context, e *child.Env, res runtime.Resource) (chil
 			}
 		},
 		UpdateFunc: func(old, o *metav1.PartialObjectMetadata) {
-			if !synced.Load() || !named[o.Name] || old.ResourceVersion == o.ResourceVersion {
-				return
-			}
-			if fetch(ctx, o.Name) == nil {
-				mu.Lock()
-				sec := whole[o.Name]
-				mu.Unlock()
-				e.Lags.Observe(sec)
+			if synced.Load() && named[o.Name] && old.ResourceVersion != o.ResourceVersion {
+				changed <- o.Name // a handler that waits for a GET would have its events coalesced
 			}
 		},
 		DeleteFunc: func(o *metav1.PartialObjectMetadata, _ runtime.Deletion) {
@@ -84,6 +79,23 @@ func metadataGets(ctx context.Context, e *child.Env, res runtime.Resource) (chil
 		ErrorFunc: func(err error) { failures.Add(1); lastErr.Store(err.Error()) },
 	})
 	runCtx, stopRun := context.WithCancel(ctx)
+	for range refetchers {
+		go func() {
+			for {
+				select {
+				case <-runCtx.Done():
+					return
+				case name := <-changed:
+					if fetch(runCtx, name) == nil {
+						mu.Lock()
+						sec := whole[name]
+						mu.Unlock()
+						e.Lags.Observe(sec)
+					}
+				}
+			}
+		}()
+	}
 	ran := make(chan error, 1)
 	go func() { ran <- s.Run(runCtx) }()
 	wctx, cancel := context.WithTimeout(ctx, e.Timeout)
@@ -108,18 +120,21 @@ func metadataGets(ctx context.Context, e *child.Env, res runtime.Resource) (chil
 		Stop: func() error { stopRun(); return nil }}, nil
 }
 
+// refetchers GET the named Secrets that changed, at once.
+const refetchers = 4
+
 // getAll GETs the named objects the metadata store holds, getters at once.
 func getAll(ctx context.Context, e *child.Env, st *runtime.Store[*metav1.PartialObjectMetadata], fetch func(context.Context, string) error) error {
 	const getters = 16
 	names := make(chan string)
-	errs := make(chan error, getters)
+	var first error
+	var once sync.Once
 	var wg sync.WaitGroup
 	for range getters {
 		wg.Go(func() {
-			for n := range names {
+			for n := range names { // every name taken, failed or not: the feeder never waits on a getter that gave up
 				if err := fetch(ctx, n); err != nil {
-					errs <- fmt.Errorf("get secret %s/%s: %w", e.Namespace, n, err)
-					return
+					once.Do(func() { first = fmt.Errorf("get secret %s/%s: %w", e.Namespace, n, err) })
 				}
 			}
 		})
@@ -131,12 +146,7 @@ func getAll(ctx context.Context, e *child.Env, st *runtime.Store[*metav1.Partial
 	}
 	close(names)
 	wg.Wait()
-	select {
-	case err := <-errs:
-		return err
-	default:
-		return nil
-	}
+	return first
 }
 
 // secretGetter returns a GET of one Secret of ns, whole, in protobuf, over
