@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/syncer-gen/syncer-gen/bench/internal/child"
+	"github.com/syncer-gen/syncer-gen/bench/internal/oursrun"
 	"github.com/syncer-gen/syncer-gen/dynamicsyncer"
 	"github.com/syncer-gen/syncer-gen/runtime"
 	corev1 "k8s.io/api/core/v1"
@@ -78,15 +79,15 @@ func metadataGets(ctx context.Context, e *child.Env, res runtime.Resource) (chil
 		},
 		ErrorFunc: func(err error) { failures.Add(1); lastErr.Store(err.Error()) },
 	})
-	runCtx, stopRun := context.WithCancel(ctx)
+	refetch, stopRefetch := context.WithCancel(ctx)
 	for range refetchers {
 		go func() {
 			for {
 				select {
-				case <-runCtx.Done():
+				case <-refetch.Done():
 					return
 				case name := <-changed:
-					if fetch(runCtx, name) == nil {
+					if fetch(refetch, name) == nil {
 						mu.Lock()
 						sec := whole[name]
 						mu.Unlock()
@@ -96,17 +97,17 @@ func metadataGets(ctx context.Context, e *child.Env, res runtime.Resource) (chil
 			}
 		}()
 	}
-	ran := make(chan error, 1)
-	go func() { ran <- s.Run(runCtx) }()
-	wctx, cancel := context.WithTimeout(ctx, e.Timeout)
-	defer cancel()
-	if err := s.WaitForSync(wctx); err != nil {
-		stopRun()
-		return child.Outcome{}, fmt.Errorf("not synced: %w (last error: %v)", err, lastErr.Load())
+	stopRun, _, err := oursrun.Start(ctx, e, s, &lastErr)
+	if err != nil {
+		stopRefetch()
+		return child.Outcome{}, err
 	}
+	stop := func() { stopRun(); stopRefetch() }
 	synced.Store(true)
-	if err := getAll(wctx, e, s.Store(), fetch); err != nil {
-		stopRun()
+	gctx, cancel := context.WithTimeout(ctx, e.Timeout)
+	defer cancel()
+	if err := getAll(gctx, e, s.Store(), fetch); err != nil {
+		stop()
 		return child.Outcome{}, err
 	}
 	mu.Lock()
@@ -117,7 +118,7 @@ func metadataGets(ctx context.Context, e *child.Env, res runtime.Resource) (chil
 		note += fmt.Sprintf(" errors=%d last=%v", f, lastErr.Load())
 	}
 	return child.Outcome{Objects: n, Note: note, StoreBytes: s.Store().Bytes(), Keep: []any{s, whole},
-		Stop: func() error { stopRun(); return nil }}, nil
+		Stop: func() error { stop(); return nil }}, nil
 }
 
 // refetchers GET the named Secrets that changed, at once.
