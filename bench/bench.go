@@ -174,6 +174,11 @@ func benchMain(args []string) error {
 			return failed(partLag, err)
 		}
 	}
+	if o.runs(partNamed) {
+		if out.named, err = b.namedRounds(ctx); err != nil {
+			return failed(partNamed, err)
+		}
+	}
 	out.pods = o.n
 	report(os.Stdout, setup, out)
 	if o.charts != "" && o.profileDir == "" {

@@ -137,6 +137,9 @@ func charts(run []string, out outcome) map[string]*driver.Chart {
 		m[partProjection] = projectionChart(run, driver.Summarize(p.pods, namesOf(projContenders)), driver.Summarize(p.crs, namesOf(projCRDContenders)),
 			[]agentSummary{summarizeAgent(p.agents, agentNoNode), summarizeAgent(p.agents, agentNode)})
 	}
+	if len(out.named.runs) > 0 {
+		m[partNamed] = namedChart(run, driver.Summarize(out.named.runs, namesOf(namedContenders())))
+	}
 	if md := out.metadata; len(md.meta) > 0 || len(md.unstructured) > 0 {
 		m[partMetadata] = metadataChart(run, driver.Summarize(md.meta, namesOf(metaContenders)), driver.Summarize(md.unstructured, namesOf(unstructuredContenders)))
 	}

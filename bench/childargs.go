@@ -37,5 +37,6 @@ func (b *bench) startProgram(prog string, c driver.Contender, o options, round i
 	if o.profileDir != "" {
 		args = append(args, "-profile="+o.profileDir, fmt.Sprintf("-tag=%s.r%d", c.Name, round))
 	}
+	args = append(args, c.Args...)
 	return driver.StartProcess(bin, c, append(args, extra...))
 }

@@ -7,7 +7,7 @@
 //	go run ./bench -profile /tmp/prof            # also write pprof profiles of every child
 //	go run ./bench -kube-version v1.36.3         # another kube-apiserver the test bed builds
 //	go run ./bench -watchlist-compression=false  # 1.37 without gzip of WatchList responses
-//	go run ./bench -parts server-cost,warm -clients 4   # only some parts (contenders, server-cost, crd, warm, shard, wave, restart, fleet, projection, metadata, consistency, lag)
+//	go run ./bench -parts server-cost,warm -clients 4   # only some parts (contenders, server-cost, crd, warm, shard, wave, restart, fleet, projection, metadata, consistency, lag, named)
 //	go run ./bench -charts ''                    # no charts
 //
 // Besides its tables, a run draws a chart of each part that ran,
@@ -159,10 +159,24 @@
 //     threads' run time, /proc/<pid>/task/*/schedstat, to the nanosecond)
 //     and allocated bytes from the child's start of work (a -barrier
 //     release) to its synced report.
+//   - named: -named-n (10,000) Secrets of -named-size (64 KiB) of data in a
+//     namespace of their own (bench-named), created once for every round,
+//     read by name (issue 45): our syncer over 20 and over 1,000 names
+//     (ours-named-20, ours-named-1000: runtime.WithNames, a WatchList of
+//     each name), over 20 without WatchList (ours-named-list-20), a
+//     controller-runtime Manager's Client Getting the 20 (cr-cache-named-20,
+//     an informer of every Secret), our metadata syncer of every Secret
+//     plus a GET of each named one (ours-metadata-gets-20 and -1000), and
+//     our syncer of every Secret (ours). Each reports the bytes it read up
+//     to synced, its peak RSS over its idle peak (the same names in an
+//     empty namespace), the lag of a steady state of 50 updates/s over the
+//     first 20 Secrets, and kube-apiserver's CPU to sync and per update of
+//     the steady state, the goroutines the contender's requests hold
+//     (go_goroutines) and its RSS.
 //
 // The last line is machine-readable:
 //
-//	bench: time_vs_floor=<x> rss_vs_keepall=<x> rss_vs_clientgo=<x> time_vs_clientgo=<x> rss_strip_vs_keepall=<x> cpu_per_event_vs_clientgo=<x> slow_lag_p50_vs_fast=<x> slow_restarts=<n> slow_rss_vs_clientgo=<x> server_rss_vs_clientgo_list=<x> server_cpu_vs_clientgo_watchlist=<x> crd_time_vs_clientgo=<x> crd_rss_vs_clientgo=<x> warm_time_vs_cold=<x> warm_bytes_vs_cold=<x> cpu_per_event_vs_floor=<x> shard_time_vs_unsharded=<x> shard_rss_vs_unsharded=<x> shard_server_cpu_vs_unsharded=<x> cr_time_vs_cache=<x> cr_rss_vs_cache=<x> cold_server_cpu_vs_clientgo_best=<x> wave_warm_cpu_vs_clientgo=<x> wave_warm_cpu_vs_clientgo_list=<x> apiserver_restart_cpu_vs_clientgo=<x> takeover_s=<s> proj_time_vs_floor_read=<x> proj_rss_vs_clientgo_strip=<x> proj_cpu_per_event_vs_floor_decode=<x> proj_crd_time_vs_full=<x> proj_crd_rss_vs_full=<x> idle_rss_ours=<MiB> idle_rss_clientgo=<MiB> idle_rss_floor=<MiB> idle_rss_cr_cache=<MiB> idle_rss_cr_syncer=<MiB> agent_idle_rss=<MiB> agent_rss=<MiB> ryow_dups=<n> ryow_reconcile_time_vs_off=<x> ryow_wait_p99_vs_cache=<x> ryow_cache_reconcile_time_vs_off=<x> shadow_read_p99_vs_cache=<x> shadow_reconcile_time_vs_cache=<x> shadow_differences=<n> meta_time_vs_best_peer=<x> meta_rss_vs_best_peer=<x> meta_server_cpu_vs_best_peer=<x> meta_bytes_vs_full=<x> unstructured_time_vs_dynamic=<x> unstructured_rss_vs_dynamic=<x> idle_rss_dynamic=<MiB> lag_probe_server_cores_100=<cores> lag_probe_requests_per_s_100=<n> bounded_read_p99_s=<s> warm_time_vs_floor=<x> event_cpu_slope_vs_floor_decode=<x> proj_event_cpu_slope_vs_floor_decode=<x> idle_cpu_vs_floor=<x> idle_cpu_vs_clientgo=<x> idle_cpu_vs_cr_cache=<x>
+//	bench: time_vs_floor=<x> rss_vs_keepall=<x> rss_vs_clientgo=<x> time_vs_clientgo=<x> rss_strip_vs_keepall=<x> cpu_per_event_vs_clientgo=<x> slow_lag_p50_vs_fast=<x> slow_restarts=<n> slow_rss_vs_clientgo=<x> server_rss_vs_clientgo_list=<x> server_cpu_vs_clientgo_watchlist=<x> crd_time_vs_clientgo=<x> crd_rss_vs_clientgo=<x> warm_time_vs_cold=<x> warm_bytes_vs_cold=<x> cpu_per_event_vs_floor=<x> shard_time_vs_unsharded=<x> shard_rss_vs_unsharded=<x> shard_server_cpu_vs_unsharded=<x> cr_time_vs_cache=<x> cr_rss_vs_cache=<x> cold_server_cpu_vs_clientgo_best=<x> wave_warm_cpu_vs_clientgo=<x> wave_warm_cpu_vs_clientgo_list=<x> apiserver_restart_cpu_vs_clientgo=<x> takeover_s=<s> proj_time_vs_floor_read=<x> proj_rss_vs_clientgo_strip=<x> proj_cpu_per_event_vs_floor_decode=<x> proj_crd_time_vs_full=<x> proj_crd_rss_vs_full=<x> idle_rss_ours=<MiB> idle_rss_clientgo=<MiB> idle_rss_floor=<MiB> idle_rss_cr_cache=<MiB> idle_rss_cr_syncer=<MiB> agent_idle_rss=<MiB> agent_rss=<MiB> ryow_dups=<n> ryow_reconcile_time_vs_off=<x> ryow_wait_p99_vs_cache=<x> ryow_cache_reconcile_time_vs_off=<x> shadow_read_p99_vs_cache=<x> shadow_reconcile_time_vs_cache=<x> shadow_differences=<n> meta_time_vs_best_peer=<x> meta_rss_vs_best_peer=<x> meta_server_cpu_vs_best_peer=<x> meta_bytes_vs_full=<x> unstructured_time_vs_dynamic=<x> unstructured_rss_vs_dynamic=<x> idle_rss_dynamic=<MiB> lag_probe_server_cores_100=<cores> lag_probe_requests_per_s_100=<n> bounded_read_p99_s=<s> warm_time_vs_floor=<x> event_cpu_slope_vs_floor_decode=<x> proj_event_cpu_slope_vs_floor_decode=<x> idle_cpu_vs_floor=<x> idle_cpu_vs_clientgo=<x> idle_cpu_vs_cr_cache=<x> named_bytes_vs_full=<x> named_rss_vs_idle_plus_decoded=<x> named_p99_vs_full=<x> named_list_bytes_vs_watchlist=<x> named_1000_bytes_vs_full=<x> named_1000_p99_vs_full=<x> named_server_event_cpu_20_vs_type=<x> named_server_event_cpu_1000_vs_type=<x> named_server_goroutines_1000=<n> named_metagets_bytes_vs_names=<x> named_metagets_1000_bytes_vs_names=<x>
 //
 // slow_lag_p50_vs_fast is ours-slow-handler's other handler's lag p50 over
 // ours'; slow_restarts the largest number of watch restarts of
@@ -212,5 +226,17 @@
 // server with the full ConfigMapSyncer's; unstructured_time_vs_dynamic and
 // unstructured_rss_vs_dynamic ours-unstructured's time and peak RSS with
 // client-go-dynamic's; idle_rss_dynamic the dynamic program's idle peak
-// RSS in MiB. A part (or a contender) that did not run gives nan.
+// RSS in MiB. named_bytes_vs_full, named_p99_vs_full and their
+// named_1000_ forms compare ours-named-20 (ours-named-1000) with the full
+// syncer's bytes read and lag p99; named_rss_vs_idle_plus_decoded is
+// ours-named-20's peak RSS over its idle peak over its Store.Bytes (the
+// named Secrets decoded); named_list_bytes_vs_watchlist
+// ours-named-list-20's bytes read over ours-named-20's;
+// named_server_event_cpu_20_vs_type and named_server_event_cpu_1000_vs_type
+// kube-apiserver's CPU per update of the steady state with 20 (1,000) name
+// watches open over with one watch of the type; named_server_goroutines_1000
+// the goroutines 1,000 name watches hold in kube-apiserver;
+// named_metagets_bytes_vs_names and named_metagets_1000_bytes_vs_names the
+// metadata syncer plus GETs' bytes read over the syncer over names'. A part
+// (or a contender) that did not run gives nan.
 package main

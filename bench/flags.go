@@ -55,6 +55,9 @@ type options struct {
 	// metaN and metaSize size the metadata part: its ConfigMaps and their
 	// data's bytes.
 	metaN, metaSize int
+	// namedN and namedSize size the named part: its Secrets and their
+	// data's bytes.
+	namedN, namedSize int
 }
 
 // The parts of the benchmark, in the order they run.
@@ -69,7 +72,7 @@ const (
 	partRestart    = "restart"
 )
 
-var partNames = []string{partContenders, partServerCost, partCRD, partWarm, partShard, partWave, partRestart, partFleet, partProjection, partMetadata, partConsistency, partLag}
+var partNames = []string{partContenders, partServerCost, partCRD, partWarm, partShard, partWave, partRestart, partFleet, partProjection, partMetadata, partConsistency, partLag, partNamed}
 
 func (o options) runs(part string) bool { return slices.Contains(o.parts, part) }
 
@@ -105,6 +108,8 @@ func parseOptions(args []string) (options, error) {
 	fs.IntVar(&o.agentPods, "agent-pods", 250, "projection: Deployment-shaped pods on the node of examples/builtin's node agent")
 	fs.IntVar(&o.metaN, "meta-n", 5000, "metadata: ConfigMaps to create (in namespace "+metaNamespace+") and sync metadata-only")
 	fs.IntVar(&o.metaSize, "meta-size", 64<<10, "metadata: data bytes per ConfigMap")
+	fs.IntVar(&o.namedN, "named-n", 10000, "named: Secrets to create (in namespace "+namedNamespace+"), of which 20 and 1,000 are synced by name")
+	fs.IntVar(&o.namedSize, "named-size", 64<<10, "named: data bytes per Secret")
 	fs.StringVar(&o.charts, "charts", "docs", "write a chart of each part that ran into this folder, as bench-<part>.svg; empty for none (none with -profile)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -151,6 +156,8 @@ func (o options) validate() error {
 			o.projPods, o.projCRs, o.agentPods, o.projCRSize)
 	case o.metaN < 1 || o.metaSize < 0:
 		return fmt.Errorf("-meta-n must be at least 1 and -meta-size not negative, got %d and %d", o.metaN, o.metaSize)
+	case o.namedN < namedMany || o.namedSize < 0:
+		return fmt.Errorf("-named-n must be at least %d and -named-size not negative, got %d and %d", namedMany, o.namedN, o.namedSize)
 	case len(o.parts) == 0:
 		return fmt.Errorf("-parts is empty")
 	}

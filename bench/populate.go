@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/syncer-gen/syncer-gen/bench/internal/child"
 	"github.com/syncer-gen/syncer-gen/bench/internal/driver"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -16,7 +17,7 @@ import (
 )
 
 // objectName names the i-th object.
-func objectName(i int) string { return fmt.Sprintf("obj-%06d", i) }
+func objectName(i int) string { return child.ObjectName(i) }
 
 // payload returns size printable bytes, different per object.
 func payload(i, size int) string {

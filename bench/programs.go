@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/syncer-gen/syncer-gen/bench/internal/child"
 	"github.com/syncer-gen/syncer-gen/bench/internal/driver"
 )
 
@@ -49,13 +50,13 @@ func programOf(name string) (string, error) {
 	switch {
 	case base == floorRead || base == floorDecode || base == keepAll || base == floorWarm || base == floorWarmFile:
 		return progFloor, nil
-	case base == crCache || base == crMetadata:
+	case base == crCache || base == crMetadata || child.NamedAs(base) == child.CRCacheNamed:
 		return progCRCache, nil
 	case base == crSyncer:
 		return progCRSyncer, nil
 	case strings.HasPrefix(base, "client-go"):
 		return progClientGo, nil
-	case base == oursMetadata || base == oursUnstructured:
+	case base == oursMetadata || base == oursUnstructured || child.NamedAs(base) == child.OursMetadataGets:
 		return progDynamic, nil
 	case strings.HasPrefix(base, ours):
 		return progOurs, nil

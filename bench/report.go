@@ -55,7 +55,10 @@ var machineKeys = []string{"time_vs_floor", "rss_vs_keepall", "rss_vs_clientgo",
 	"unstructured_time_vs_dynamic", "unstructured_rss_vs_dynamic", "idle_rss_dynamic",
 	"lag_probe_server_cores_100", "lag_probe_requests_per_s_100", "bounded_read_p99_s",
 	"warm_time_vs_floor", "event_cpu_slope_vs_floor_decode", "proj_event_cpu_slope_vs_floor_decode",
-	"idle_cpu_vs_floor", "idle_cpu_vs_clientgo", "idle_cpu_vs_cr_cache"}
+	"idle_cpu_vs_floor", "idle_cpu_vs_clientgo", "idle_cpu_vs_cr_cache",
+	"named_bytes_vs_full", "named_rss_vs_idle_plus_decoded", "named_p99_vs_full", "named_list_bytes_vs_watchlist",
+	"named_1000_bytes_vs_full", "named_1000_p99_vs_full", "named_server_event_cpu_20_vs_type", "named_server_event_cpu_1000_vs_type",
+	"named_server_goroutines_1000", "named_metagets_bytes_vs_names", "named_metagets_1000_bytes_vs_names"}
 
 // outcome is what the parts of the benchmark measured; empty for a part
 // that did not run.
@@ -77,7 +80,9 @@ type outcome struct {
 	// consistency is the consistency part's runs.
 	consistency []childload.Outcome
 	// lag is the lag part's runs.
-	lag    []lagRun
+	lag []lagRun
+	// named is the named part's; empty when it did not run.
+	named  namedOutcome
 	agents int
 	pods   int
 }
@@ -133,5 +138,8 @@ func report(w io.Writer, setup string, out outcome) {
 	reportConsistency(w, out.consistency, rycs)
 	lgcs := lagComparisons(out.lag)
 	reportLag(w, out.lag, lgcs)
-	fmt.Fprintln(w, driver.MachineLine(slices.Concat(cs, scs, svcs, ccs, wcs, shcs, wvcs, rcs, fcs, pcs, rycs, mcs, lgcs), machineKeys))
+	nss := driver.Summarize(out.named.runs, namesOf(namedContenders()))
+	ncs := namedComparisons(nss, out.named.runs)
+	reportNamed(w, out.named, nss, ncs)
+	fmt.Fprintln(w, driver.MachineLine(slices.Concat(cs, scs, svcs, ccs, wcs, shcs, wvcs, rcs, fcs, pcs, rycs, mcs, lgcs, ncs), machineKeys))
 }

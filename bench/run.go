@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/syncer-gen/syncer-gen/bench/internal/driver"
@@ -72,8 +73,19 @@ func (b *bench) runOne(ctx context.Context, c driver.Contender, round int, extra
 		}
 	}
 	if c.Steady && round > 0 {
+		cpu0, err := b.serverCPU(r.Server)
+		if err != nil {
+			return r, err
+		}
 		if r.Steady, r.WriteRate, err = b.steady(ctx, ch, b.o); err != nil {
 			return r, err
+		}
+		if r.Server != nil {
+			cpu1, err := b.serverCPU(r.Server)
+			if err != nil {
+				return r, err
+			}
+			r.Server.SteadyCPU = cpu1 - cpu0
 		}
 	}
 	if c.Slope && round > 0 {
@@ -102,6 +114,10 @@ func (b *bench) startServerCost(ctx context.Context, ch *driver.Child) (func() (
 	if err := ch.Expect(ctx, driver.MsgReady, &struct{}{}, replyTimeout); err != nil {
 		return nil, err
 	}
+	g0, err := b.apiserverMetric(ctx, goroutinesMetric) // read first: its scrape is not the run's allocation
+	if err != nil {
+		return nil, err
+	}
 	alloc0, err := b.apiserverAllocated(ctx)
 	if err != nil {
 		return nil, err
@@ -122,8 +138,28 @@ func (b *bench) startServerCost(ctx context.Context, ch *driver.Child) (func() (
 		if err != nil {
 			return nil, err
 		}
-		return &driver.ServerCost{CPU: cpu1 - cpu0, AllocatedBytes: alloc1 - alloc0}, nil
+		g1, err := b.apiserverMetric(ctx, goroutinesMetric)
+		if err != nil {
+			return nil, err
+		}
+		rss, err := driver.StatusBytes(strconv.Itoa(b.apiserver), "VmRSS")
+		if err != nil {
+			return nil, err
+		}
+		return &driver.ServerCost{CPU: cpu1 - cpu0, AllocatedBytes: alloc1 - alloc0, Goroutines: g1 - g0, RSSBytes: rss}, nil
 	}, nil
+}
+
+// goroutinesMetric is the Go runtime's count of a process's goroutines.
+const goroutinesMetric = "go_goroutines"
+
+// serverCPU returns kube-apiserver's CPU time so far when its cost is
+// measured (sc not nil), else 0.
+func (b *bench) serverCPU(sc *driver.ServerCost) (time.Duration, error) {
+	if sc == nil {
+		return 0, nil
+	}
+	return driver.ThreadCPU(b.apiserver)
 }
 
 // idleNamespace is a namespace of no objects, which the idle runs sync.

@@ -60,9 +60,15 @@ func describeServer(ctx context.Context, srv *testbed.Server, namespace string) 
 // counts the work a row gave the server; each scrape adds the same small
 // amount (the rendering of /metrics) to every row.
 func (b *bench) apiserverAllocated(ctx context.Context) (float64, error) {
+	return b.apiserverMetric(ctx, driver.AllocatedMetric)
+}
+
+// apiserverMetric returns the sample of kube-apiserver's /metrics named
+// name, without labels.
+func (b *bench) apiserverMetric(ctx context.Context, name string) (float64, error) {
 	body, err := b.cs.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("kube-apiserver /metrics: %w", err)
 	}
-	return driver.ParseMetric(body, driver.AllocatedMetric)
+	return driver.ParseMetric(body, name)
 }

@@ -55,7 +55,10 @@ func TestMachineLine(t *testing.T) {
 		"unstructured_time_vs_dynamic=0.30 unstructured_rss_vs_dynamic=0.75 idle_rss_dynamic=23.50" +
 		" lag_probe_server_cores_100=0.02 lag_probe_requests_per_s_100=20.00 bounded_read_p99_s=1.10" +
 		" warm_time_vs_floor=1.25 event_cpu_slope_vs_floor_decode=1.05 proj_event_cpu_slope_vs_floor_decode=0.75" +
-		" idle_cpu_vs_floor=1.10 idle_cpu_vs_clientgo=0.55 idle_cpu_vs_cr_cache=0.25"
+		" idle_cpu_vs_floor=1.10 idle_cpu_vs_clientgo=0.55 idle_cpu_vs_cr_cache=0.25" +
+		" named_bytes_vs_full=0.01 named_rss_vs_idle_plus_decoded=1.50 named_p99_vs_full=1.10 named_list_bytes_vs_watchlist=2.00" +
+		" named_1000_bytes_vs_full=0.10 named_1000_p99_vs_full=3.00 named_server_event_cpu_20_vs_type=2.00 named_server_event_cpu_1000_vs_type=5.00" +
+		" named_server_goroutines_1000=2000 named_metagets_bytes_vs_names=0.50 named_metagets_1000_bytes_vs_names=1.50"
 	// The best peer of each figure, of those run as their users run them
 	// (gzip on): the -nogzip ones, faster here, are in the tables only.
 	meta := []driver.Summary{
@@ -84,6 +87,19 @@ func TestMachineLine(t *testing.T) {
 		{nodeName: agentNode, pods: 250, peak: 25 * driver.MiB}, {nodeName: agentNode, pods: 250, peak: 24 * driver.MiB}, {nodeName: agentNode, pods: 250, peak: 30 * driver.MiB},
 	}
 	projCRs := []driver.Summary{{Contender: ours, SyncSeconds: 1, HWMSyncMiB: 80}, {Contender: oursProjected, SyncSeconds: 0.4, HWMSyncMiB: 20}}
+	named := []driver.Summary{
+		{Contender: oursNamedFew, ReadMiB: 6, HWMSyncMiB: 20, IdleMiB: 17, StoreMiB: 2, LagP99ms: 11},
+		{Contender: oursNamedListFew, ReadMiB: 12},
+		{Contender: oursNamedMany, ReadMiB: 60, LagP99ms: 30},
+		{Contender: metadataGetsFew, ReadMiB: 3},
+		{Contender: metadataGetsMany, ReadMiB: 90},
+		{Contender: ours, ReadMiB: 600, LagP99ms: 10},
+	}
+	steady := func(name string, cpu time.Duration, goroutines float64) driver.Result {
+		return driver.Result{Contender: name, Round: 1, Steady: &driver.SteadyReport{Events: 1000},
+			Server: &driver.ServerCost{SteadyCPU: cpu, Goroutines: goroutines}}
+	}
+	namedRuns := []driver.Result{steady(oursNamedFew, 2*time.Second, 40), steady(oursNamedMany, 5*time.Second, 2000), steady(ours, time.Second, 2)}
 	if got := driver.MachineLine(slices.Concat(cs, slowComparisons(ss), serverComparisons(server), crdComparisons(crd), warmComparisons(warm),
 		shardComparisons(shards), waveComparisons(waves),
 		restartComparisons([]restartRun{{contender: restartIdle, cpu: time.Second}, {contender: ours, cpu: 2 * time.Second},
@@ -91,7 +107,8 @@ func TestMachineLine(t *testing.T) {
 		fleetComparisons([]fleetRun{{takeover: 5.5}, {takeover: 6.1}, {takeover: 7.2}}), projectionComparisons(projPods, projCRs), agentComparisons(agents), consistencyComparisons(ryow),
 		metadataComparisons(meta, unstructured), lagComparisons([]lagRun{
 			{syncers: 100, baseCPU: 3 * time.Second, probeCPU: 3600 * time.Millisecond, baseReqs: 10, probeReq: 610},
-			{syncers: 1, baseCPU: time.Second, probeCPU: time.Second, reads: []time.Duration{1100 * time.Millisecond, time.Second}}})), machineKeys); got != want {
+			{syncers: 1, baseCPU: time.Second, probeCPU: time.Second, reads: []time.Duration{1100 * time.Millisecond, time.Second}}}),
+		namedComparisons(named, namedRuns)), machineKeys); got != want {
 		t.Errorf("machine line:\n%s\nwant:\n%s", got, want)
 	}
 	for _, c := range metadataComparisons(meta, unstructured) {

@@ -78,3 +78,36 @@ func TestRunAs(t *testing.T) {
 		t.Errorf("RunAs(ours) = %s, DisableCompression %v", got, cfg.DisableCompression)
 	}
 }
+
+// The named part's contenders carry their number of names in their name
+// (ours-named-1000); the program runs the contender without it, and no
+// other contender loses a part of its name.
+func TestNamedAsCutsTheNumberOfNames(t *testing.T) {
+	for name, want := range map[string]string{
+		"ours-named-20":           OursNamed,
+		"ours-named-list-20":      OursNamedList,
+		"ours-metadata-gets-1000": OursMetadataGets,
+		"cr-cache-named-20":       CRCacheNamed,
+		OursWarmNewServer:         OursWarmNewServer,
+		Ours:                      Ours,
+		ClientGoWatch:             ClientGoWatch,
+	} {
+		if got := NamedAs(name); got != want {
+			t.Errorf("NamedAs(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
+func TestNamesFlag(t *testing.T) {
+	base := []string{"-contender=ours-named-20", "-resource=secrets", "-namespace=ns", "-kubeconfig=k", "-want=20"}
+	a, err := ParseArgs(append(base, "-names=20"))
+	if err != nil || a.Names != 20 {
+		t.Fatalf("ParseArgs -names=20: %+v, %v", a, err)
+	}
+	if _, err := ParseArgs(append(base, "-names=-1")); err == nil {
+		t.Error("-names=-1 accepted")
+	}
+	if ObjectName(7) != "obj-000007" {
+		t.Errorf("ObjectName(7) = %q", ObjectName(7))
+	}
+}

@@ -25,6 +25,9 @@ type Env struct {
 	Want      int // the objects the resource holds; 0 for an idle run
 	// FieldSelector: every contender syncs only what it selects.
 	FieldSelector string
+	// Names, when not empty, are the only objects of Namespace the
+	// contender syncs (or reads), by name: the named part's.
+	Names []string
 }
 
 // Outcome is what a contender reports once synced.

@@ -47,6 +47,9 @@ type Args struct {
 	// Fleet: be the replica of this identity in the fleet FleetName (the
 	// fleet program).
 	Fleet, FleetName string
+	// Names: sync only the first Names objects (ObjectName), by name: the
+	// named part's contenders; -want is then the objects found of them.
+	Names int
 }
 
 // ParseArgs parses a program's command line.
@@ -69,8 +72,12 @@ func ParseArgs(args []string) (Args, error) {
 	fs.StringVar(&a.FieldSelector, "field-selector", "", "sync only the objects this field selector selects; -want is then their count")
 	fs.StringVar(&a.Fleet, "fleet", "", "be this replica of the fleet -fleet-name, syncing the shards it holds")
 	fs.StringVar(&a.FleetName, "fleet-name", "", "the fleet's name")
+	fs.IntVar(&a.Names, "names", 0, "sync only the first n objects (obj-000000 on), by name; -want is then the count of those that exist")
 	if err := fs.Parse(args); err != nil {
 		return a, err
+	}
+	if a.Names < 0 {
+		return a, fmt.Errorf("-names %d: want 0 or more", a.Names)
 	}
 	if a.Contender == "" || a.Resource == "" || a.Namespace == "" || a.Kubeconfig == "" || a.Want < 0 {
 		return a, errors.New("-contender, -resource, -namespace, -kubeconfig and -want are required")
@@ -112,12 +119,15 @@ func main1(args []string, run Run) error {
 	if err != nil {
 		return err
 	}
-	contender := RunAs(a.Contender, cfg)
+	contender := NamedAs(RunAs(a.Contender, cfg))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	prof := driver.NewProfiler(a.ProfileDir, a.Tag)
 	env := &Env{Cfg: cfg, Namespace: a.Namespace, Plural: plural, Timeout: a.Timeout,
 		Lags: NewLagObserver(), Probe: newProbe(plural), Snapshot: a.Snapshot, Want: a.Want, FieldSelector: a.FieldSelector}
+	for i := range a.Names {
+		env.Names = append(env.Names, ObjectName(i))
+	}
 	if a.Shard != "" {
 		if _, err := fmt.Sscanf(a.Shard, "%d/%d", &env.Shard, &env.Shards); err != nil || env.Shards < 1 {
 			return fmt.Errorf("-shard %q: want i/n", a.Shard)

@@ -36,7 +36,31 @@ const (
 	CRCache           = "cr-cache"
 	CRSyncer          = "cr-syncer"
 	CRMetadata        = "cr-metadata"
+	// The named part's: Env.Names by name (see bench/named.go). A parent's
+	// contender name may add "-<n>" (its number of names) to these.
+	OursNamed        = "ours-named"
+	OursNamedList    = "ours-named-list"
+	CRCacheNamed     = "cr-cache-named"
+	OursMetadataGets = "ours-metadata-gets"
 )
+
+// ObjectName names the i-th object the parent creates.
+func ObjectName(i int) string { return fmt.Sprintf("obj-%06d", i) }
+
+// NamedAs returns the named part's contender a program runs for name:
+// name without its "-<number of names>".
+func NamedAs(name string) string {
+	i := strings.LastIndexByte(name, '-')
+	if i < 0 {
+		return name
+	}
+	for _, r := range name[i+1:] {
+		if r < '0' || r > '9' {
+			return name
+		}
+	}
+	return name[:i]
+}
 
 // NoGzip ends the name of a client-go contender run with compression off
 // (rest.Config.DisableCompression: its transport does not ask for gzip),

@@ -16,6 +16,9 @@ type Contender struct {
 	// Env is added to the child's environment (which is otherwise the
 	// parent's, so GOGC and GOMAXPROCS are the same for every contender).
 	Env []string
+	// Args are more flags of the child's program (see child.ParseArgs),
+	// after those every contender gets.
+	Args []string
 	// What says what it does, for the table's legend.
 	What string
 }

@@ -41,6 +41,15 @@ type Result struct {
 type ServerCost struct {
 	CPU            time.Duration
 	AllocatedBytes float64
+	// Goroutines is kube-apiserver's go_goroutines at synced less at the
+	// start of work: what the child's open requests (its watches) hold.
+	Goroutines float64
+	// RSSBytes is kube-apiserver's VmRSS at synced.
+	RSSBytes int64
+	// SteadyCPU is kube-apiserver's CPU over the child's steady state, for
+	// a contender that has one (Contender.Steady): what the events the
+	// parent writes cost it, delivered to the child's watches.
+	SteadyCPU time.Duration
 }
 
 // Summary holds the medians over the rounds of one contender; NaN where

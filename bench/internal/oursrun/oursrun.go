@@ -14,7 +14,7 @@ import (
 // probe as its Metrics when the contender has one.
 func Run[P runtime.Object](ctx context.Context, e *child.Env,
 	newSyncer func(*rest.Config, ...runtime.Option) (*runtime.Syncer[P], error), opts ...runtime.Option) (child.Outcome, error) {
-	opts = append([]runtime.Option{runtime.WithNamespace(e.Namespace)}, opts...)
+	opts = append([]runtime.Option{scope(e)}, opts...)
 	if e.Slow != nil {
 		opts = append(opts, runtime.WithMetrics(metrics{p: e.Probe}))
 	}
@@ -49,14 +49,9 @@ func Run[P runtime.Object](ctx context.Context, e *child.Env,
 		}, runtime.WithHandlerName(child.SlowHandlerName))
 		e.Slow.Pending = reg.Pending
 	}
-	runCtx, stopRun := context.WithCancel(ctx)
-	ran := make(chan error, 1)
-	go func() { ran <- s.Run(runCtx) }()
-	wctx, cancel := context.WithTimeout(ctx, e.Timeout)
-	defer cancel()
-	if err := s.WaitForSync(wctx); err != nil {
-		stopRun()
-		return child.Outcome{}, fmt.Errorf("not synced: %w (last error: %v)", err, lastErr.Load())
+	stopRun, ran, err := Start(ctx, e, s, &lastErr)
+	if err != nil {
+		return child.Outcome{}, err
 	}
 	note := "mode=" + s.Mode().String()
 	if e.Shards > 0 {
@@ -80,6 +75,36 @@ func Run[P runtime.Object](ctx context.Context, e *child.Env,
 		return <-ran // Run saves the snapshot before it returns
 	}
 	return out, nil
+}
+
+// Start runs s until ctx ends or the returned stop is called, and waits
+// for it to sync, at most e.Timeout; ran has what Run returned once it
+// did. lastErr holds the last error its handler was told, for the error
+// of a sync that did not end.
+func Start[P runtime.Object](ctx context.Context, e *child.Env, s *runtime.Syncer[P], lastErr *atomic.Value) (stop func(), ran <-chan error, err error) {
+	runCtx, stopRun := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- s.Run(runCtx) }()
+	wctx, cancel := context.WithTimeout(ctx, e.Timeout)
+	defer cancel()
+	if err := s.WaitForSync(wctx); err != nil {
+		stopRun()
+		return nil, nil, fmt.Errorf("not synced: %w (last error: %v)", err, lastErr.Load())
+	}
+	return stopRun, done, nil
+}
+
+// scope is the option that gives the syncer e's objects: its namespace, or
+// the names of it that e names.
+func scope(e *child.Env) runtime.Option {
+	if len(e.Names) == 0 {
+		return runtime.WithNamespace(e.Namespace)
+	}
+	keys := make([]runtime.Key, len(e.Names))
+	for i, n := range e.Names {
+		keys[i] = runtime.Key{Namespace: e.Namespace, Name: n}
+	}
+	return runtime.WithNames(keys...)
 }
 
 // metrics is our syncer's runtime.Metrics in the steady state of a

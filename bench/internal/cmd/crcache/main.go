@@ -28,6 +28,8 @@ func main() {
 		switch {
 		case contender == child.CRCache && resource == child.Widgets:
 			return crmanager.Run(ctx, e, widgets)
+		case contender == child.CRCacheNamed && resource == child.Secrets:
+			return namedGets(ctx, e)
 		case contender == child.CRMetadata:
 			if gvk, ok := builtin[resource]; ok {
 				return metadataCache(ctx, e, gvk)

@@ -34,6 +34,8 @@ func run(ctx context.Context, contender, resource string, e *child.Env) (child.O
 		return oursrun.Run(ctx, e, func(cfg *rest.Config, opts ...runtime.Option) (*runtime.Syncer[*metav1.PartialObjectMetadata], error) {
 			return dynamicsyncer.NewMetadata(cfg, res, opts...)
 		})
+	case child.OursMetadataGets:
+		return metadataGets(ctx, e, res)
 	case child.OursUnstructured:
 		return oursrun.Run(ctx, e, func(cfg *rest.Config, opts ...runtime.Option) (*runtime.Syncer[*unstructured.Unstructured], error) {
 			return dynamicsyncer.NewUnstructured(cfg, res, opts...)

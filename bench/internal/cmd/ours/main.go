@@ -58,7 +58,9 @@ func options(contender string) ([]runtime.Option, error) {
 		return []runtime.Option{runtime.WithStripManagedFields()}, nil
 	case child.OursCompressed:
 		return []runtime.Option{runtime.WithCompression()}, nil
-	case child.OursList:
+	case child.OursNamed:
+		return nil, nil // oursrun.Run syncs the names of -names
+	case child.OursList, child.OursNamedList:
 		return []runtime.Option{runtime.WithoutWatchList()}, nil
 	case child.OursWatchList:
 		return []runtime.Option{runtime.WithWatchList()}, nil
