@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/syncer-gen/syncer-gen/bench/internal/driver"
@@ -41,6 +42,9 @@ func (b *bench) runOne(ctx context.Context, c driver.Contender, round int, extra
 	r := driver.Result{Contender: c.Name, Round: round, Pool: min(b.o.steadyPool, b.o.n)}
 	if b.measureServer {
 		extra = append([]string{"-barrier"}, extra...)
+	}
+	if c.Name == oursSnapshot {
+		extra = append(extra, "-snapshot="+filepath.Join(b.dir, fmt.Sprintf("%s.r%d.snapshot", c.Name, round)))
 	}
 	ch, err := b.startChild(c, b.o, round, extra...)
 	if err != nil {

@@ -3,6 +3,7 @@ package child
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"k8s.io/client-go/rest"
 )
@@ -36,7 +37,17 @@ const (
 	CRCache           = "cr-cache"
 	CRSyncer          = "cr-syncer"
 	CRMetadata        = "cr-metadata"
+	// Ours with one mechanism a program turns on, at MechanismPeriod: idle
+	// only (issue 44).
+	OursResync   = "ours-resync"
+	OursDrift    = "ours-drift-check"
+	OursSnapshot = "ours-snapshot"
 )
+
+// MechanismPeriod is the period of the mechanism of OursResync, OursDrift
+// and OursSnapshot: theirs by default are minutes or hours, this one puts
+// a few periods in an idle window.
+const MechanismPeriod = 5 * time.Second
 
 // NoGzip ends the name of a client-go contender run with compression off
 // (rest.Config.DisableCompression: its transport does not ask for gzip),
