@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"testing"
@@ -78,4 +79,18 @@ func TestSilentProcess(t *testing.T) {
 	}
 	fmt.Println("synced")
 	_, _ = bufio.NewReader(os.Stdin).ReadString('\n') // EOF when the test ends
+}
+
+// Two processes that did not run at all in their windows cost the same,
+// which Ratio's 0/0 (nan) would not say; one that ran against one that did
+// not costs more than any target.
+func TestIdleRatioOfSilentProcesses(t *testing.T) {
+	for _, c := range []struct{ a, b, want float64 }{{0, 0, 1}, {0.2, 0.1, 2}, {0, 0.1, 0}, {0.1, 0, math.Inf(1)}} {
+		if got := idleRatio(c.a, c.b); got != c.want {
+			t.Errorf("idleRatio(%g, %g) = %g, want %g", c.a, c.b, got, c.want)
+		}
+	}
+	if got := idleRatio(math.NaN(), 0); !math.IsNaN(got) {
+		t.Errorf("idleRatio(nan, 0) = %g, want nan: not measured", got)
+	}
 }
