@@ -84,9 +84,11 @@
 // from outside their process (/proc/<pid>/task/*: the CPU time and the
 // voluntary context switches of every thread, so that measuring wakes
 // none): after a settle that lasts until no thread woke for a second (at
-// most -quiet-settle, 10s), over -quiet (15s) with no event. Marginal: after the steady state, floor-decode, ours and
-// client-go-watchlist (and, in the projection part, floor-decode and
-// ours-projected) run a phase of -slope-duration (5s) at each of
+// most -quiet-settle, 10s), over -quiet (35s: the HTTP/2 health-check
+// ping of client-go's transport, which every contender uses, comes 30s
+// after the last frame) with no event. Marginal: after the steady state,
+// floor-decode, ours and client-go-watchlist (and, in the projection part,
+// floor-decode and ours-projected) run a phase of -slope-duration (5s) at each of
 // -slope-rates (1000,3000 updates/s), and the slope of their CPU per second
 // against the updates per second (a least-squares line over the steady
 // state and the phases) is their CPU per event, without what they burn
