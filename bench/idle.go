@@ -32,13 +32,9 @@ func (b *bench) quiet(ctx context.Context, pid int) (*driver.QuietReport, error)
 		return nil, fmt.Errorf("idle: %w", err)
 	}
 	still := start
-	tick := time.NewTicker(quietPoll)
-	defer tick.Stop()
 	for time.Since(still) < quietStill && time.Since(start) < b.o.quietSettle {
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-tick.C:
+		if err := sleepCtx(ctx, quietPoll); err != nil {
+			return nil, err
 		}
 		cur, err := driver.ReadThreads(pid)
 		if err != nil {
@@ -49,15 +45,10 @@ func (b *bench) quiet(ctx context.Context, pid int) (*driver.QuietReport, error)
 		}
 		prev = cur
 	}
-	tick.Stop()
 	settled := time.Since(start)
 	t0 := time.Now()
-	timer := time.NewTimer(b.o.quiet)
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case <-timer.C:
+	if err := sleepCtx(ctx, b.o.quiet); err != nil {
+		return nil, err
 	}
 	after, err := driver.ReadThreads(pid)
 	if err != nil {
@@ -66,6 +57,18 @@ func (b *bench) quiet(ctx context.Context, pid int) (*driver.QuietReport, error)
 	d, busiest := after.Since(prev)
 	return &driver.QuietReport{Seconds: time.Since(t0).Seconds(), CPUSeconds: d.CPU.Seconds(), Wakeups: d.Wakeups,
 		SettleSeconds: settled.Seconds(), Busiest: busiest}, nil
+}
+
+// sleepCtx waits d, or less if ctx ends first: then it returns ctx's error.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }
 
 // describeQuiet tells an idle measurement in a line.
