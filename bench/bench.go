@@ -270,6 +270,9 @@ func describeResult(r driver.Result) string {
 		fmt.Fprintf(&b, "; read %.2f MiB; kube-apiserver CPU %.3fs, allocated %.0f MiB", float64(r.Sync.BytesRead)/driver.MiB,
 			r.Server.CPU.Seconds(), r.Server.AllocatedBytes/driver.MiB)
 	}
+	if q := r.Quiet; q != nil {
+		fmt.Fprintf(&b, "; %s", describeQuiet(q))
+	}
 	if s := r.Steady; s != nil {
 		fmt.Fprintf(&b, "; steady: %d events, %.3f CPU s/1k, lag p50 %.1f ms p99 %.1f ms",
 			s.Events, s.CPUSeconds/float64(s.Events)*1000, s.LagP50Seconds*1000, s.LagP99Seconds*1000)

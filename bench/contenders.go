@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/syncer-gen/syncer-gen/bench/internal/child"
@@ -31,6 +32,9 @@ const (
 	oursProjected     = child.OursProjected
 	oursMetadata      = child.OursMetadata
 	oursUnstructured  = child.OursUnstructured
+	oursResync        = child.OursResync
+	oursDrift         = child.OursDrift
+	oursSnapshot      = child.OursSnapshot
 	crCache           = child.CRCache
 	crSyncer          = child.CRSyncer
 	crMetadata        = child.CRMetadata
@@ -70,6 +74,10 @@ var contenders = andWithoutGzip([]driver.Contender{
 		What: "ours with a second handler that sleeps 1 ms per call in the steady state"},
 	{Name: clientGoSlow, Steady: true, Slow: true, Env: []string{watchListGate + "=true"},
 		What: "client-go-watchlist with a second handler that sleeps 1 ms per call in the steady state"},
+	// Each mechanism a program turns on, idle only (issue 44).
+	{Name: oursResync, Quiet: true, What: fmt.Sprintf("ours with runtime.WithResyncPeriod(%s), one handler; idle only", child.MechanismPeriod)},
+	{Name: oursDrift, Quiet: true, What: fmt.Sprintf("ours with runtime.WithDriftCheck(%s); idle only", child.MechanismPeriod)},
+	{Name: oursSnapshot, Quiet: true, What: fmt.Sprintf("ours with runtime.WithSnapshot and WithSnapshotInterval(%s); idle only", child.MechanismPeriod)},
 })
 
 // andWithoutGzip returns cs with each client-go contender followed by the

@@ -75,13 +75,20 @@
 // watch restart).
 //
 // Two costs of the hot path are measured apart (issue 44). Idle: once
-// synced, before the steady state, floor-decode (its watch open), ours and
-// client-go-watchlist (and, in the crd part, ours and cr-cache) wait
-// -quiet-settle (2s), then report their CPU and wake-ups (voluntary
-// context switches of every thread, getrusage) over -quiet (8s) with no
-// event. Marginal: after the steady state, floor-decode, ours and
-// client-go-watchlist (and, in the projection part, floor-decode and
-// ours-projected) run a phase of -slope-duration (5s) at each of
+// synced, before the steady state, floor-decode (its watch open), ours,
+// client-go-watchlist and ours with each mechanism a program turns on
+// (ours-resync, ours-drift-check, ours-snapshot, at a period of 5s; idle
+// only), in the crd part ours and cr-cache, and in the projection part the
+// node agent on its -agent-pods pods with floor-decode and
+// client-go-watchlist of the same pods (its field selector), are measured
+// from outside their process (/proc/<pid>/task/*: the CPU time and the
+// voluntary context switches of every thread, so that measuring wakes
+// none): after a settle that lasts until no thread woke for a second (at
+// most -quiet-settle, 10s), over -quiet (35s: the HTTP/2 health-check
+// ping of client-go's transport, which every contender uses, comes 30s
+// after the last frame) with no event. Marginal: after the steady state,
+// floor-decode, ours and client-go-watchlist (and, in the projection part,
+// floor-decode and ours-projected) run a phase of -slope-duration (5s) at each of
 // -slope-rates (1000,3000 updates/s), and the slope of their CPU per second
 // against the updates per second (a least-squares line over the steady
 // state and the phases) is their CPU per event, without what they burn
@@ -176,7 +183,7 @@
 //
 // The last line is machine-readable:
 //
-//	bench: time_vs_floor=<x> rss_vs_keepall=<x> rss_vs_clientgo=<x> time_vs_clientgo=<x> rss_strip_vs_keepall=<x> cpu_per_event_vs_clientgo=<x> slow_lag_p50_vs_fast=<x> slow_restarts=<n> slow_rss_vs_clientgo=<x> server_rss_vs_clientgo_list=<x> server_cpu_vs_clientgo_watchlist=<x> crd_time_vs_clientgo=<x> crd_rss_vs_clientgo=<x> warm_time_vs_cold=<x> warm_bytes_vs_cold=<x> cpu_per_event_vs_floor=<x> shard_time_vs_unsharded=<x> shard_rss_vs_unsharded=<x> shard_server_cpu_vs_unsharded=<x> cr_time_vs_cache=<x> cr_rss_vs_cache=<x> cold_server_cpu_vs_clientgo_best=<x> wave_warm_cpu_vs_clientgo=<x> wave_warm_cpu_vs_clientgo_list=<x> apiserver_restart_cpu_vs_clientgo=<x> takeover_s=<s> proj_time_vs_floor_read=<x> proj_rss_vs_clientgo_strip=<x> proj_cpu_per_event_vs_floor_decode=<x> proj_crd_time_vs_full=<x> proj_crd_rss_vs_full=<x> idle_rss_ours=<MiB> idle_rss_clientgo=<MiB> idle_rss_floor=<MiB> idle_rss_cr_cache=<MiB> idle_rss_cr_syncer=<MiB> agent_idle_rss=<MiB> agent_rss=<MiB> ryow_dups=<n> ryow_reconcile_time_vs_off=<x> ryow_wait_p99_vs_cache=<x> ryow_cache_reconcile_time_vs_off=<x> shadow_read_p99_vs_cache=<x> shadow_reconcile_time_vs_cache=<x> shadow_differences=<n> meta_time_vs_best_peer=<x> meta_rss_vs_best_peer=<x> meta_server_cpu_vs_best_peer=<x> meta_bytes_vs_full=<x> unstructured_time_vs_dynamic=<x> unstructured_rss_vs_dynamic=<x> idle_rss_dynamic=<MiB> lag_probe_server_cores_100=<cores> lag_probe_requests_per_s_100=<n> bounded_read_p99_s=<s> warm_time_vs_floor=<x> event_cpu_slope_vs_floor_decode=<x> proj_event_cpu_slope_vs_floor_decode=<x> idle_cpu_vs_floor=<x> idle_cpu_vs_clientgo=<x> idle_cpu_vs_cr_cache=<x> named_bytes_vs_full=<x> named_rss_vs_idle_plus_decoded=<x> named_p99_vs_full=<x> named_list_bytes_vs_watchlist=<x> named_1000_bytes_vs_full=<x> named_1000_p99_vs_full=<x> named_server_event_cpu_20_vs_type=<x> named_server_event_cpu_1000_vs_type=<x> named_server_goroutines_1000=<n> named_metagets_bytes_vs_names=<x> named_metagets_1000_bytes_vs_names=<x>
+//	bench: time_vs_floor=<x> rss_vs_keepall=<x> rss_vs_clientgo=<x> time_vs_clientgo=<x> rss_strip_vs_keepall=<x> cpu_per_event_vs_clientgo=<x> slow_lag_p50_vs_fast=<x> slow_restarts=<n> slow_rss_vs_clientgo=<x> server_rss_vs_clientgo_list=<x> server_cpu_vs_clientgo_watchlist=<x> crd_time_vs_clientgo=<x> crd_rss_vs_clientgo=<x> warm_time_vs_cold=<x> warm_bytes_vs_cold=<x> cpu_per_event_vs_floor=<x> shard_time_vs_unsharded=<x> shard_rss_vs_unsharded=<x> shard_server_cpu_vs_unsharded=<x> cr_time_vs_cache=<x> cr_rss_vs_cache=<x> cold_server_cpu_vs_clientgo_best=<x> wave_warm_cpu_vs_clientgo=<x> wave_warm_cpu_vs_clientgo_list=<x> apiserver_restart_cpu_vs_clientgo=<x> takeover_s=<s> proj_time_vs_floor_read=<x> proj_rss_vs_clientgo_strip=<x> proj_cpu_per_event_vs_floor_decode=<x> proj_crd_time_vs_full=<x> proj_crd_rss_vs_full=<x> idle_rss_ours=<MiB> idle_rss_clientgo=<MiB> idle_rss_floor=<MiB> idle_rss_cr_cache=<MiB> idle_rss_cr_syncer=<MiB> agent_idle_rss=<MiB> agent_rss=<MiB> ryow_dups=<n> ryow_reconcile_time_vs_off=<x> ryow_wait_p99_vs_cache=<x> ryow_cache_reconcile_time_vs_off=<x> shadow_read_p99_vs_cache=<x> shadow_reconcile_time_vs_cache=<x> shadow_differences=<n> meta_time_vs_best_peer=<x> meta_rss_vs_best_peer=<x> meta_server_cpu_vs_best_peer=<x> meta_bytes_vs_full=<x> unstructured_time_vs_dynamic=<x> unstructured_rss_vs_dynamic=<x> idle_rss_dynamic=<MiB> lag_probe_server_cores_100=<cores> lag_probe_requests_per_s_100=<n> bounded_read_p99_s=<s> warm_time_vs_floor=<x> event_cpu_slope_vs_floor_decode=<x> proj_event_cpu_slope_vs_floor_decode=<x> idle_cpu_vs_floor=<x> idle_cpu_vs_clientgo=<x> idle_cpu_vs_cr_cache=<x> agent_idle_cpu_vs_floor=<x> agent_idle_cpu_vs_clientgo=<x> named_bytes_vs_full=<x> named_rss_vs_idle_plus_decoded=<x> named_p99_vs_full=<x> named_list_bytes_vs_watchlist=<x> named_1000_bytes_vs_full=<x> named_1000_p99_vs_full=<x> named_server_event_cpu_20_vs_type=<x> named_server_event_cpu_1000_vs_type=<x> named_server_goroutines_1000=<n> named_metagets_bytes_vs_names=<x> named_metagets_1000_bytes_vs_names=<x>
 //
 // slow_lag_p50_vs_fast is ours-slow-handler's other handler's lag p50 over
 // ours'; slow_restarts the largest number of watch restarts of
@@ -197,7 +204,9 @@
 // projection part's floor-decode's; idle_cpu_vs_floor and
 // idle_cpu_vs_clientgo ours' idle CPU per second over floor-decode's and
 // client-go-watchlist's, idle_cpu_vs_cr_cache the crd part's ours' over
-// cr-cache's. shard_* compare a shard of 4 (time, RSS) and 4
+// cr-cache's, agent_idle_cpu_vs_floor and agent_idle_cpu_vs_clientgo the
+// node agent's over floor-decode's and client-go-watchlist's of its pods
+// (two processes that did not run at all in the window give 1). shard_* compare a shard of 4 (time, RSS) and 4
 // shards together (apiserver CPU) with one unsharded syncer; cr_* the
 // controller-runtime Manager fed by the syncer with the same Manager on its
 // own cache; cold_server_cpu_vs_clientgo_best ours' kube-apiserver CPU in

@@ -36,6 +36,7 @@ type agentRun struct {
 	fileRSS  int64   // RssFile once synced: the binary's pages (and the shared libraries', none for Go)
 	mode     string  // the mode the agent synced in
 	nodeName string
+	idle     *driver.QuietReport // once synced on its pods, with no event (agentidle.go); nil on the idle node
 }
 
 // agentSynced is the agent's synced line.
@@ -100,6 +101,12 @@ func (b *bench) runAgent(ctx context.Context, node string, want int) (agentRun, 
 	}
 	if r.fileRSS, err = driver.StatusBytes(pid, "RssFile"); err != nil {
 		return r, err
+	}
+	if want > 0 && b.o.quiet > 0 {
+		if r.idle, err = b.quiet(ctx, ch.Pid()); err != nil {
+			return r, err
+		}
+		fmt.Fprintf(os.Stderr, "projection node agent --node %s: %s\n", node, describeQuiet(r.idle))
 	}
 	if err := ch.Interrupt(); err != nil {
 		return r, err

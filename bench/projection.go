@@ -68,9 +68,11 @@ type projectionOutcome struct {
 	pods, crs []driver.Result
 	stored    string // what the server keeps of a pod
 	agents    []agentRun
-	agentPods int // the node agent's node's pods
-	n, crN    int
-	crSize    int // a widget's payload
+	// agentPeers are the node agent's peers' runs on its pods, idle.
+	agentPeers []driver.Result
+	agentPods  int // the node agent's node's pods
+	n, crN     int
+	crSize     int // a widget's payload
 }
 
 // projectionRounds creates the pods and widgets and runs the contenders.
@@ -93,6 +95,15 @@ func (b *bench) projectionRounds(ctx context.Context) (projectionOutcome, error)
 		return out, err
 	}
 	out.agentPods = b.o.agentPods
+	if b.o.quiet > 0 {
+		for round := 1; round <= b.o.rounds; round++ {
+			peers, err := b.agentPeerRuns(ctx, round)
+			out.agentPeers = append(out.agentPeers, peers...)
+			if err != nil {
+				return out, err
+			}
+		}
+	}
 
 	cb := *b
 	cb.o.resource, cb.o.namespace, cb.o.n, cb.o.size, cb.res = projWidgetsName, projCRNamespace, b.o.projCRs, b.o.projCRSize, projWidgets
@@ -255,6 +266,7 @@ func reportProjection(w io.Writer, p projectionOutcome, pods, crs []driver.Summa
 		fmt.Fprintf(w, "- %s: %s\n", c.Name, c.What)
 	}
 	reportAgent(w, p.agents, p.agentPods)
+	reportAgentIdle(w, p.agents, p.agentPeers, p.agentPods)
 	fmt.Fprintf(w, "\nA CRD: %d widgets (JSON) with a payload of %d B each; medians over the rounds:\n\n%s\n", p.crN, p.crSize, projectionTable(crs))
 	for _, c := range projCRDContenders {
 		fmt.Fprintf(w, "- %s: %s\n", c.Name, c.What)

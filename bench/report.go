@@ -55,7 +55,7 @@ var machineKeys = []string{"time_vs_floor", "rss_vs_keepall", "rss_vs_clientgo",
 	"unstructured_time_vs_dynamic", "unstructured_rss_vs_dynamic", "idle_rss_dynamic",
 	"lag_probe_server_cores_100", "lag_probe_requests_per_s_100", "bounded_read_p99_s",
 	"warm_time_vs_floor", "event_cpu_slope_vs_floor_decode", "proj_event_cpu_slope_vs_floor_decode",
-	"idle_cpu_vs_floor", "idle_cpu_vs_clientgo", "idle_cpu_vs_cr_cache",
+	"idle_cpu_vs_floor", "idle_cpu_vs_clientgo", "idle_cpu_vs_cr_cache", "agent_idle_cpu_vs_floor", "agent_idle_cpu_vs_clientgo",
 	"named_bytes_vs_full", "named_rss_vs_idle_plus_decoded", "named_p99_vs_full", "named_list_bytes_vs_watchlist",
 	"named_1000_bytes_vs_full", "named_1000_p99_vs_full", "named_server_event_cpu_20_vs_type", "named_server_event_cpu_1000_vs_type",
 	"named_server_goroutines_1000", "named_metagets_bytes_vs_names", "named_metagets_1000_bytes_vs_names"}
@@ -128,7 +128,8 @@ func report(w io.Writer, setup string, out outcome) {
 	reportFleet(w, out.fleet, out.pods, fcs)
 	pss := driver.Summarize(out.projection.pods, namesOf(projContenders))
 	prs := driver.Summarize(out.projection.crs, namesOf(projCRDContenders))
-	pcs := append(projectionComparisons(pss, prs), agentComparisons(out.projection.agents)...)
+	pcs := slices.Concat(projectionComparisons(pss, prs), agentComparisons(out.projection.agents),
+		agentIdleComparisons(out.projection.agents, out.projection.agentPeers))
 	reportProjection(w, out.projection, pss, prs, pcs)
 	mss := driver.Summarize(out.metadata.meta, namesOf(metaContenders))
 	uss := driver.Summarize(out.metadata.unstructured, namesOf(unstructuredContenders))

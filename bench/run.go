@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -43,6 +44,9 @@ func (b *bench) runOne(ctx context.Context, c driver.Contender, round int, extra
 	if b.measureServer {
 		extra = append([]string{"-barrier"}, extra...)
 	}
+	if c.Name == oursSnapshot {
+		extra = append(extra, "-snapshot="+filepath.Join(b.dir, fmt.Sprintf("%s.r%d.snapshot", c.Name, round)))
+	}
 	ch, err := b.startChild(c, b.o, round, extra...)
 	if err != nil {
 		return r, err
@@ -68,7 +72,7 @@ func (b *bench) runOne(ctx context.Context, c driver.Contender, round int, extra
 		return r, fmt.Errorf("%s saw %d objects, want %d", c.Name, r.Sync.Objects, b.o.n)
 	}
 	if c.Quiet && round > 0 && b.o.quiet > 0 {
-		if r.Quiet, err = b.quiet(ctx, ch); err != nil {
+		if r.Quiet, err = b.quiet(ctx, ch.Pid()); err != nil {
 			return r, err
 		}
 	}

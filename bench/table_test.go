@@ -55,7 +55,7 @@ func TestMachineLine(t *testing.T) {
 		"unstructured_time_vs_dynamic=0.30 unstructured_rss_vs_dynamic=0.75 idle_rss_dynamic=23.50" +
 		" lag_probe_server_cores_100=0.02 lag_probe_requests_per_s_100=20.00 bounded_read_p99_s=1.10" +
 		" warm_time_vs_floor=1.25 event_cpu_slope_vs_floor_decode=1.05 proj_event_cpu_slope_vs_floor_decode=0.75" +
-		" idle_cpu_vs_floor=1.10 idle_cpu_vs_clientgo=0.55 idle_cpu_vs_cr_cache=0.25" +
+		" idle_cpu_vs_floor=1.10 idle_cpu_vs_clientgo=0.55 idle_cpu_vs_cr_cache=0.25 agent_idle_cpu_vs_floor=1.25 agent_idle_cpu_vs_clientgo=0.50" +
 		" named_bytes_vs_full=0.01 named_rss_vs_idle_plus_decoded=1.50 named_p99_vs_full=1.10 named_list_bytes_vs_watchlist=2.00" +
 		" named_1000_bytes_vs_full=0.10 named_1000_p99_vs_full=3.00 named_server_event_cpu_20_vs_type=2.00 named_server_event_cpu_1000_vs_type=5.00" +
 		" named_server_goroutines_1000=2000 named_metagets_bytes_vs_names=0.50 named_metagets_1000_bytes_vs_names=1.50"
@@ -84,7 +84,13 @@ func TestMachineLine(t *testing.T) {
 	}
 	agents := []agentRun{ // medians of each node's runs
 		{nodeName: agentNoNode, peak: 15 * driver.MiB}, {nodeName: agentNoNode, peak: 16 * driver.MiB},
-		{nodeName: agentNode, pods: 250, peak: 25 * driver.MiB}, {nodeName: agentNode, pods: 250, peak: 24 * driver.MiB}, {nodeName: agentNode, pods: 250, peak: 30 * driver.MiB},
+		{nodeName: agentNode, pods: 250, peak: 25 * driver.MiB, idle: &driver.QuietReport{Seconds: 10, CPUSeconds: 0.001}},
+		{nodeName: agentNode, pods: 250, peak: 24 * driver.MiB, idle: &driver.QuietReport{Seconds: 10, CPUSeconds: 0.002}},
+		{nodeName: agentNode, pods: 250, peak: 30 * driver.MiB, idle: &driver.QuietReport{Seconds: 10, CPUSeconds: 0.0005}},
+	}
+	agentPeerRuns := []driver.Result{
+		{Contender: floorDecode, Round: 1, Quiet: &driver.QuietReport{Seconds: 10, CPUSeconds: 0.0008}},
+		{Contender: clientGoWatch, Round: 1, Quiet: &driver.QuietReport{Seconds: 10, CPUSeconds: 0.002}},
 	}
 	projCRs := []driver.Summary{{Contender: ours, SyncSeconds: 1, HWMSyncMiB: 80}, {Contender: oursProjected, SyncSeconds: 0.4, HWMSyncMiB: 20}}
 	named := []driver.Summary{
@@ -104,7 +110,7 @@ func TestMachineLine(t *testing.T) {
 		shardComparisons(shards), waveComparisons(waves),
 		restartComparisons([]restartRun{{contender: restartIdle, cpu: time.Second}, {contender: ours, cpu: 2 * time.Second},
 			{contender: clientGoWatch, cpu: 5 * time.Second}}),
-		fleetComparisons([]fleetRun{{takeover: 5.5}, {takeover: 6.1}, {takeover: 7.2}}), projectionComparisons(projPods, projCRs), agentComparisons(agents), consistencyComparisons(ryow),
+		fleetComparisons([]fleetRun{{takeover: 5.5}, {takeover: 6.1}, {takeover: 7.2}}), projectionComparisons(projPods, projCRs), agentComparisons(agents), agentIdleComparisons(agents, agentPeerRuns), consistencyComparisons(ryow),
 		metadataComparisons(meta, unstructured), lagComparisons([]lagRun{
 			{syncers: 100, baseCPU: 3 * time.Second, probeCPU: 3600 * time.Millisecond, baseReqs: 10, probeReq: 610},
 			{syncers: 1, baseCPU: time.Second, probeCPU: time.Second, reads: []time.Duration{1100 * time.Millisecond, time.Second}}}),

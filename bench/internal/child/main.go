@@ -240,14 +240,6 @@ func followParent(ctx context.Context, sc *bufio.Scanner, env *Env, a Args, prof
 			if err := driver.WriteMsg(os.Stdout, driver.MsgSteady, rep); err != nil {
 				return err
 			}
-		case driver.CmdQuiet:
-			rep, err := quiet(ctx, arg, prof)
-			if err != nil {
-				return fmt.Errorf("%s: %w", a.Contender, err)
-			}
-			if err := driver.WriteMsg(os.Stdout, driver.MsgQuiet, rep); err != nil {
-				return err
-			}
 		case driver.CmdProbe:
 			env.Probe.start()
 			if err := driver.WriteMsg(os.Stdout, driver.MsgReady, struct{}{}); err != nil {

@@ -3,6 +3,7 @@ package child
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"k8s.io/client-go/rest"
 )
@@ -42,7 +43,18 @@ const (
 	OursNamedList    = "ours-named-list"
 	CRCacheNamed     = "cr-cache-named"
 	OursMetadataGets = "ours-metadata-gets"
+
+	// Ours with one mechanism a program turns on, at MechanismPeriod: idle
+	// only (issue 44).
+	OursResync   = "ours-resync"
+	OursDrift    = "ours-drift-check"
+	OursSnapshot = "ours-snapshot"
 )
+
+// MechanismPeriod is the period of the mechanism of OursResync, OursDrift
+// and OursSnapshot: theirs by default are minutes or hours, this one puts
+// a few periods in an idle window.
+const MechanismPeriod = 5 * time.Second
 
 // ObjectName names the i-th object the parent creates.
 func ObjectName(i int) string { return fmt.Sprintf("obj-%06d", i) }

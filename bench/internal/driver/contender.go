@@ -8,7 +8,8 @@ type Contender struct {
 	// Slow: the contender has a second handler, slow in the steady state.
 	Slow bool
 	// Quiet: once synced, before any steady state, the contender is
-	// measured with no event (CmdQuiet): its idle CPU and wake-ups.
+	// measured with no event, from outside its process: its idle CPU and
+	// wake-ups.
 	Quiet bool
 	// Slope: after its steady state, the contender runs more at other
 	// update rates, so that its CPU can be fitted against the rate.

@@ -140,3 +140,42 @@ func TestThreadCPUOfSelf(t *testing.T) {
 		t.Error("ThreadCPU of no process: no error")
 	}
 }
+
+// parseVoluntary reads the wake-ups of a /proc/<pid>/task/<tid>/status.
+func TestParseVoluntary(t *testing.T) {
+	n, err := parseVoluntary("Name:\tours\nvoluntary_ctxt_switches:\t1463\nnonvoluntary_ctxt_switches:\t12\n")
+	if err != nil || n != 1463 {
+		t.Fatalf("parseVoluntary = %d, %v; want 1463", n, err)
+	}
+	if _, err := parseVoluntary("Name:\tours\n"); err == nil {
+		t.Fatal("parseVoluntary of a status without the line: no error")
+	}
+}
+
+// Threads.Since counts a thread started since the first reading from zero
+// and names the most any one thread woke.
+func TestThreadsSince(t *testing.T) {
+	before := Threads{1: {CPU: 10, Wakeups: 5}, 2: {CPU: 3, Wakeups: 1}}
+	after := Threads{1: {CPU: 15, Wakeups: 9}, 2: {CPU: 3, Wakeups: 1}, 3: {CPU: 2, Wakeups: 2}}
+	total, busiest := after.Since(before)
+	if total != (ThreadStat{CPU: 7, Wakeups: 6}) || busiest != 4 {
+		t.Fatalf("Since = %+v, busiest %d; want {CPU:7 Wakeups:6}, busiest 4", total, busiest)
+	}
+}
+
+// ReadThreads reads this process's threads, and a wake-up of one of them
+// shows.
+func TestReadThreadsSelf(t *testing.T) {
+	before, err := ReadThreads(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond) // a sleep to be counted, not a synchronisation
+	after, err := ReadThreads(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total, _ := after.Since(before); total.Wakeups < 1 {
+		t.Fatalf("no wake-up counted across a sleep: %+v", total)
+	}
+}

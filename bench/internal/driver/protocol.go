@@ -35,10 +35,6 @@ const (
 	CmdEnd    = "end"
 	CmdExit   = "exit"
 	CmdProbe  = "probe"
-	// CmdQuiet asks, and MsgQuiet answers, what the synced child costs
-	// with no event.
-	CmdQuiet = "quiet"
-	MsgQuiet = "quiet"
 	// CmdRequests asks, and msgRequests answers, what was counted.
 	CmdRequests = "requests"
 	MsgRequests = "requests"
@@ -96,14 +92,19 @@ type SteadyReport struct {
 	SlowMaxDepth    int     `json:"slowMaxDepth,omitempty"`
 }
 
-// QuietReport is what a synced child cost over a window with no event:
-// its CPU time and its voluntary context switches (getrusage's ru_nvcsw,
-// every thread's: each a thread that went to sleep, so about one wake-up
+// QuietReport is what a synced process cost over a window with no event,
+// read from outside it (ReadThreads): its threads' CPU time and voluntary
+// context switches (each a thread that went to sleep, so one wake-up
 // each).
 type QuietReport struct {
 	Seconds    float64 `json:"seconds"`
 	CPUSeconds float64 `json:"cpuSeconds"`
 	Wakeups    int64   `json:"wakeups"`
+	// SettleSeconds is how long after sync the window began: once no
+	// thread had woken for a second, or at the longest settle.
+	SettleSeconds float64 `json:"settleSeconds"`
+	// Busiest is the most wake-ups of any one thread in the window.
+	Busiest int64 `json:"busiest"`
 }
 
 // ExitReport is what a child measured at exit.

@@ -65,6 +65,9 @@ func openWatchList(ctx context.Context, e *child.Env) (io.ReadCloser, error) {
 		"resourceVersionMatch": {"NotOlderThan"},
 		"allowWatchBookmarks":  {"true"},
 	}
+	if e.FieldSelector != "" {
+		q.Set("fieldSelector", e.FieldSelector)
+	}
 	u := e.Cfg.Host + "/api/v1/namespaces/" + url.PathEscape(e.Namespace) + "/" + e.Plural + "?" + q.Encode()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {

@@ -64,6 +64,12 @@ func options(contender string) ([]runtime.Option, error) {
 		return []runtime.Option{runtime.WithoutWatchList()}, nil
 	case child.OursWatchList:
 		return []runtime.Option{runtime.WithWatchList()}, nil
+	case child.OursResync:
+		return []runtime.Option{runtime.WithResyncPeriod(child.MechanismPeriod)}, nil
+	case child.OursDrift:
+		return []runtime.Option{runtime.WithDriftCheck(child.MechanismPeriod)}, nil
+	case child.OursSnapshot: // the file is the parent's -snapshot
+		return []runtime.Option{runtime.WithSnapshotInterval(child.MechanismPeriod)}, nil
 	}
 	return nil, fmt.Errorf("unknown contender %q", contender)
 }
