@@ -78,7 +78,7 @@
 // synced, before the steady state, floor-decode (its watch open), ours,
 // client-go-watchlist and ours with each mechanism a program turns on
 // (ours-resync, ours-drift-check, ours-snapshot, at a period of 5s; idle
-// only), in the crd part ours and cr-cache, and in the projection part the
+// only, over three periods), in the crd part ours and cr-cache, and in the projection part the
 // node agent on its -agent-pods pods with floor-decode and
 // client-go-watchlist of the same pods (its field selector), are measured
 // from outside their process (/proc/<pid>/task/*: the CPU time and the

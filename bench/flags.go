@@ -93,7 +93,7 @@ func parseOptions(args []string) (options, error) {
 	fs.IntVar(&o.steadyWriters, "steady-writers", 8, "steady state: how many updates may be in flight at once (more for high rates)")
 	slope := fs.String("slope-rates", "1000,3000", "marginal CPU per event: update rates of the slope phases after the steady state (ours, floor-decode, client-go-watchlist, ours-projected); empty for none")
 	fs.DurationVar(&o.slopeDuration, "slope-duration", 5*time.Second, "how long each slope phase writes updates")
-	fs.DurationVar(&o.quiet, "quiet", 35*time.Second, "idle cost: how long a synced process is measured with no event, from outside it (ours and its mechanisms, floor-decode, client-go-watchlist, cr-cache, the node agent and its peers); 0 for not at all")
+	fs.DurationVar(&o.quiet, "quiet", 35*time.Second, "idle cost: how long a synced process is measured with no event, from outside it (ours, floor-decode, client-go-watchlist, cr-cache, the node agent and its peers; ours with a mechanism on, three of its periods at most); 0 for not at all")
 	fs.DurationVar(&o.quietSettle, "quiet-settle", 10*time.Second, "idle cost: the longest wait after sync, for a second in which no thread of the process woke, before it is measured")
 	fs.StringVar(&o.profileDir, "profile", "", "write each child's CPU and heap profiles into this folder (profiling costs CPU: figures of such a run are not the benchmark's)")
 	fs.DurationVar(&o.timeout, "child-timeout", 5*time.Minute, "longest a child may take to sync or to finish its steady state")

@@ -52,7 +52,7 @@ func TestIdleMeasurementCountsOnlyTheProcess(t *testing.T) {
 	b := &bench{o: options{quiet: 2 * time.Second, quietSettle: 20 * time.Second}}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	q, err := b.quiet(ctx, cmd.Process.Pid)
+	q, err := b.quiet(ctx, cmd.Process.Pid, b.o.quiet)
 	if err != nil {
 		t.Fatal(err)
 	}

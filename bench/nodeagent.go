@@ -103,7 +103,7 @@ func (b *bench) runAgent(ctx context.Context, node string, want int) (agentRun, 
 		return r, err
 	}
 	if want > 0 && b.o.quiet > 0 {
-		if r.idle, err = b.quiet(ctx, ch.Pid()); err != nil {
+		if r.idle, err = b.quiet(ctx, ch.Pid(), b.o.quiet); err != nil {
 			return r, err
 		}
 		fmt.Fprintf(os.Stderr, "projection node agent --node %s: %s\n", node, describeQuiet(r.idle))

@@ -72,7 +72,7 @@ func (b *bench) runOne(ctx context.Context, c driver.Contender, round int, extra
 		return r, fmt.Errorf("%s saw %d objects, want %d", c.Name, r.Sync.Objects, b.o.n)
 	}
 	if c.Quiet && round > 0 && b.o.quiet > 0 {
-		if r.Quiet, err = b.quiet(ctx, ch.Pid()); err != nil {
+		if r.Quiet, err = b.quiet(ctx, ch.Pid(), b.quietWindow(c.Name)); err != nil {
 			return r, err
 		}
 	}
