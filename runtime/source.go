@@ -18,7 +18,6 @@ import (
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
-	"k8s.io/apimachinery/pkg/runtime/serializer/streaming"
 	"k8s.io/client-go/rest"
 
 	"github.com/syncer-gen/syncer-gen/runtime/internal/wire"
@@ -226,8 +225,8 @@ func (s *source[T]) openFor(ctx context.Context, opts metav1.ListOptions, timeou
 		cancel()
 		return nil, errDecode{fmt.Errorf("watch response as %s: %w", mediaType, err)}
 	}
-	frames := streaming.NewDecoder(framer.NewFrameReader(readCloser{buf, body}), events)
-	return &stream{frames: frames, objects: objects, newObject: s.newObject, body: body, cancel: cancel, timeout: timeout}, nil
+	fr := newFrames(framer.NewFrameReader(readCloser{buf, body}), events, mediaType == kruntime.ContentTypeJSON)
+	return &stream{frames: fr, objects: objects, newObject: s.newObject, body: body, cancel: cancel, timeout: timeout}, nil
 }
 
 // newObject returns an empty T, as a runtime.Object.

@@ -12,7 +12,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/serializer/streaming"
 	"k8s.io/apimachinery/pkg/types"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/watch"
@@ -27,8 +26,8 @@ import (
 // Decoding is that of client-go's rest/watch.Decoder, with one WatchEvent
 // reused for every frame.
 type stream struct {
-	frames  streaming.Decoder // WatchEvent frames
-	objects kruntime.Decoder  // the objects inside them
+	frames  *frames          // WatchEvent frames
+	objects kruntime.Decoder // the objects inside them
 	// newObject returns an empty object of the Syncer's type, for a
 	// bookmark read from its bytes (see wire.ReadBookmark); nil to decode
 	// bookmarks as any object.
@@ -45,7 +44,13 @@ type stream struct {
 // the connection or stop) returns io.EOF; an undecodable event, errDecode.
 func (s *stream) next() (watch.Event, error) {
 	s.event = metav1.WatchEvent{}
-	res, _, err := s.frames.Decode(nil, &s.event)
+	// The event's Object.Raw points into the frame's buffer: the buffer is
+	// given back once the object is decoded from it.
+	defer func() {
+		s.event.Object.Raw = nil
+		s.frames.release()
+	}()
+	res, err := s.frames.decode(&s.event)
 	if err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, context.Canceled) ||
 			utilnet.IsProbableEOF(err) || utilnet.IsTimeout(err) || s.expired.Load() {
