@@ -456,7 +456,7 @@ func TestANameCostsLittleMemory(t *testing.T) {
 // TestNamesOfLargeObjectsKeepNoFrameBuffers syncs 100 names of ConfigMaps
 // of 200 KiB on a real server: once synced, the heap the syncer holds over
 // its store's objects (Store.Bytes) is a name's own cost, not a buffer of
-// the largest frame kept by each name's open watch (256 KiB a name before
+// the largest frame kept by each name's open watch (343 KiB a name before
 // frames were read into buffers shared by every watch: issue 45; 23 after).
 func TestNamesOfLargeObjectsKeepNoFrameBuffers(t *testing.T) {
 	if raceEnabled {
