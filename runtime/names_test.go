@@ -300,7 +300,7 @@ func TestNamesUnderRBAC(t *testing.T) {
 		return maps.Equal(stored(), w1) && maps.Equal(st.get(), w1)
 	})
 	// The writes delete and create the named objects at random: at the end
-	// some are absent (19 of 28 in one run, where the bound of 20 failed).
+	// some are absent (19 present in one run, where a bound of 20 failed).
 	if names := len(s.Names()); len(w1) < names/2 {
 		t.Errorf("only %d named objects of %d names at the end: the test proves little", len(w1), names)
 	}
