@@ -106,8 +106,3 @@ func (f *frames) release() {
 		f.buf = nil
 	}
 }
-
-func (f *frames) Close() error {
-	f.release()
-	return f.r.Close()
-}
