@@ -45,7 +45,6 @@ func newFrames(r io.ReadCloser, decoder kruntime.Decoder, json bool) *frames {
 // stream waiting for its next frame holds its small buffer only; a JSON
 // stream whose last frame was larger, a pool's buffer as large.
 func (f *frames) decode(into kruntime.Object) (kruntime.Object, error) {
-	f.release()
 	buf := f.small
 	if f.json && f.last > len(buf) {
 		buf = f.grow(nil, f.last)
@@ -99,7 +98,8 @@ func (f *frames) grow(read []byte, n int) []byte {
 	return b
 }
 
-// release gives the frame's buffer back: what was decoded from it is read.
+// release gives the frame's buffer back: what was decoded from it is read
+// (stream.next, after each frame).
 func (f *frames) release() {
 	if f.buf != nil {
 		framePool.Put(f.buf)

@@ -50,7 +50,7 @@ func (s *Syncer[T]) watchList(ctx context.Context) (res result, fallback bool) {
 	if !s.cfg.oneName || s.cfg.shard != nil {
 		estimate, counted = s.src.count(ctx)
 	}
-	if counted && !s.cfg.oneName {
+	if counted {
 		if n, ok := s.src.inShardEstimate(estimate); ok {
 			s.expect(n)
 		}
