@@ -225,7 +225,7 @@ func (s *source[T]) openFor(ctx context.Context, opts metav1.ListOptions, timeou
 		cancel()
 		return nil, errDecode{fmt.Errorf("watch response as %s: %w", mediaType, err)}
 	}
-	fr := newFrames(framer.NewFrameReader(readCloser{buf, body}), events, mediaType == kruntime.ContentTypeJSON)
+	fr := wire.NewFrames(framer.NewFrameReader(readCloser{buf, body}), events, mediaType == kruntime.ContentTypeJSON)
 	return &stream{frames: fr, objects: objects, newObject: s.newObject, body: body, cancel: cancel, timeout: timeout}, nil
 }
 

@@ -26,7 +26,7 @@ import (
 // Decoding is that of client-go's rest/watch.Decoder, with one WatchEvent
 // reused for every frame.
 type stream struct {
-	frames  *frames          // WatchEvent frames
+	frames  *wire.Frames     // WatchEvent frames
 	objects kruntime.Decoder // the objects inside them
 	// newObject returns an empty object of the Syncer's type, for a
 	// bookmark read from its bytes (see wire.ReadBookmark); nil to decode
@@ -48,9 +48,9 @@ func (s *stream) next() (watch.Event, error) {
 	// given back once the object is decoded from it.
 	defer func() {
 		s.event.Object.Raw = nil
-		s.frames.release()
+		s.frames.Release()
 	}()
-	res, err := s.frames.decode(&s.event)
+	res, err := s.frames.Decode(&s.event)
 	if err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, context.Canceled) ||
 			utilnet.IsProbableEOF(err) || utilnet.IsTimeout(err) || s.expired.Load() {

@@ -14,7 +14,8 @@
 //     uncommon frame) goes to the wrapped apimachinery serializer.
 //   - No copy of an object before it is decoded: a WatchEvent's
 //     Object.Raw points into the frame, which the caller decodes before it
-//     reads the next frame into the same buffer.
+//     gives the frame's buffer back (Frames.Release) to a pool that every
+//     stream reads its larger frames into (frames.go).
 //   - Malformed input is an error, never a panic: JSON nesting is bounded,
 //     protobuf fields are checked before they are read.
 //

@@ -1,4 +1,4 @@
-package runtime
+package wire
 
 import (
 	"fmt"
@@ -9,21 +9,21 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer/streaming"
 )
 
-// frames reads a watch response's frames and decodes each into a
+// Frames reads a watch response's frames and decodes each into a
 // WatchEvent, as streaming.NewDecoder's decoder does, but into a buffer
 // taken from a pool for the frame and given back once the event's object
-// is decoded (release), rather than a buffer of each stream's own, grown to
+// is decoded (Release), rather than a buffer of each stream's own, grown to
 // its largest frame and kept while the stream is open: 1,000 names of
 // Secrets of 64 KiB kept 128 MiB of such buffers (issue 45). The event's
 // Object.Raw points into the buffer (wire decodes the frame without a
-// copy): it is read before release, and nothing decoded from it keeps it
+// copy): it is read before Release, and nothing decoded from it keeps it
 // (every decoder copies what it keeps, as it did when the next frame was
 // read into the same buffer).
-type frames struct {
+type Frames struct {
 	r       io.ReadCloser // the framer's: io.ErrShortBuffer for a frame larger than the buffer
 	decoder kruntime.Decoder
 	small   []byte  // the stream's own buffer, for a frame of up to 1 KiB (bookmarks, small objects)
-	buf     *[]byte // a larger frame's, from framePool, until release
+	buf     *[]byte // a larger frame's, from framePool, until Release
 	drain   bool    // a frame over maxFrame is being read past
 	// A JSON framer reads a frame larger than the buffer into a slice of
 	// its own (an allocation a frame), then hands it over in pieces: a
@@ -37,14 +37,16 @@ const maxFrame = 16 << 20
 
 var framePool = sync.Pool{New: func() any { return new([]byte) }}
 
-func newFrames(r io.ReadCloser, decoder kruntime.Decoder, json bool) *frames {
-	return &frames{r: r, decoder: decoder, small: make([]byte, 1024), json: json}
+// NewFrames reads the frames of r (a framer's reader) with decoder; json
+// tells that r is a JSON framer's.
+func NewFrames(r io.ReadCloser, decoder kruntime.Decoder, json bool) *Frames {
+	return &Frames{r: r, decoder: decoder, small: make([]byte, 1024), json: json}
 }
 
-// decode reads the next frame and decodes it into into. A protobuf
+// Decode reads the next frame and decodes it into into. A protobuf
 // stream waiting for its next frame holds its small buffer only; a JSON
 // stream whose last frame was larger, a pool's buffer as large.
-func (f *frames) decode(into kruntime.Object) (kruntime.Object, error) {
+func (f *Frames) Decode(into kruntime.Object) (kruntime.Object, error) {
 	buf := f.small
 	if f.json && f.last > len(buf) {
 		buf = f.grow(nil, f.last)
@@ -84,7 +86,7 @@ func (f *frames) decode(into kruntime.Object) (kruntime.Object, error) {
 
 // grow returns a buffer of n bytes that starts with read: the pool's
 // buffer, grown where it is smaller.
-func (f *frames) grow(read []byte, n int) []byte {
+func (f *Frames) grow(read []byte, n int) []byte {
 	if f.buf == nil {
 		f.buf = framePool.Get().(*[]byte)
 	}
@@ -98,9 +100,9 @@ func (f *frames) grow(read []byte, n int) []byte {
 	return b
 }
 
-// release gives the frame's buffer back: what was decoded from it is read
+// Release gives the frame's buffer back: what was decoded from it is read
 // (stream.next, after each frame).
-func (f *frames) release() {
+func (f *Frames) Release() {
 	if f.buf != nil {
 		framePool.Put(f.buf)
 		f.buf = nil
