@@ -108,7 +108,7 @@ func (b *bench) seedSnapshots(ctx context.Context, round int) error {
 	if err := os.Remove(seed); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
-	if _, err := b.runOne(ctx, warmContenders[1], round, "-snapshot="+seed); err != nil {
+	if _, err := b.runOne(ctx, warmCold, round, "-snapshot="+seed); err != nil {
 		return fmt.Errorf("server cost, round %d, saving the snapshot: %w", round, err)
 	}
 	data, err := os.ReadFile(seed)
