@@ -29,8 +29,8 @@ import (
 //
 //	w := runtime.NewWrites(widgets.Syncer)
 //	end := w.Begin(obj.Namespace, obj.Name)
+//	defer end() // once the answer is recorded
 //	out, err := client.UpdateStatus(ctx, obj, metav1.UpdateOptions{})
-//	end()
 //	if err == nil {
 //		w.Wrote(out)
 //	}
@@ -67,8 +67,12 @@ func NewWrites[T Object](s *Syncer[T], limit time.Duration) *Writes[T] {
 }
 
 // Begin tells that a write of the object namespace/name is under way (name
-// "" for a create with generateName), and returns the function to call
-// once it is answered or failed, before Wrote or Deleted.
+// "" for a create with generateName), and returns the function that ends
+// it, to call once it failed, or once its answer is recorded (Wrote or
+// Deleted): a read that waits for it returns when it ends, and with the
+// answer recorded first it waits for the store to see the answer too.
+// Ended before the answer is recorded, a read that began while the write
+// was under way can return the state before it.
 func (w *Writes[T]) Begin(namespace, name string) (end func()) {
 	return w.log.Begin(Key{namespace, name})
 }

@@ -147,10 +147,10 @@ func (c *childController) reconcile(name string) error {
 	}
 	if len(kids) == 0 {
 		end := c.begin("")
+		defer end() // once the answer is recorded
 		out, err := c.cs.CoreV1().ConfigMaps(c.ns).Create(ctx, &corev1.ConfigMap{
 			ObjectMeta: metav1.ObjectMeta{GenerateName: name + "-", Labels: map[string]string{"role": "child", "parent": name}},
 			Data:       map[string]string{"v": p.Data["v"]}}, metav1.CreateOptions{})
-		end()
 		if err != nil {
 			return err
 		}
@@ -162,8 +162,8 @@ func (c *childController) reconcile(name string) error {
 		kid = kid.DeepCopy()
 		kid.Data["v"] = p.Data["v"]
 		end := c.begin(kid.Name)
+		defer end()
 		out, err := c.cs.CoreV1().ConfigMaps(c.ns).Update(ctx, kid, metav1.UpdateOptions{})
-		end()
 		if err != nil {
 			return err
 		}

@@ -192,14 +192,22 @@ func TestWritesWaitForWritesInFlight(t *testing.T) {
 	s, d, _ := synced(t, child("a", "10", "p"))
 	w := runtime.NewWrites(s, 5*time.Second)
 	end := w.Begin("ns", "a")
+	ctx := &askedCtx{Context: context.Background(), asked: make(chan struct{})}
 	got := make(chan string, 1)
 	done := returns(func() error {
-		a, _, err := w.Get(context.Background(), "ns", "a")
+		a, _, err := w.Get(ctx, "ns", "a")
 		got <- a.ResourceVersion
 		return err
 	})
+	select { // the Get has begun, and waits, before the write ends
+	case <-ctx.asked:
+	case rv := <-got:
+		t.Fatalf("Get read resourceVersion %s while the write was in flight: it did not wait for it", rv)
+	case <-time.After(5 * time.Second):
+		t.Fatal("Get neither waited nor returned")
+	}
+	w.Wrote(child("a", "20", "p")) // the answer recorded, then the write ended (Begin)
 	end()
-	w.Wrote(child("a", "20", "p"))
 	d.Update(child("a", "20", "p"))
 	if err := <-done; err != nil {
 		t.Fatal(err)
@@ -207,6 +215,19 @@ func TestWritesWaitForWritesInFlight(t *testing.T) {
 	if rv := <-got; rv != "20" {
 		t.Fatalf("Get read resourceVersion %s, want 20: it did not wait for the write in flight", rv)
 	}
+}
+
+// askedCtx closes asked when a read first selects on Done: the read has
+// begun and is waiting.
+type askedCtx struct {
+	context.Context
+	once  sync.Once
+	asked chan struct{}
+}
+
+func (c *askedCtx) Done() <-chan struct{} {
+	c.once.Do(func() { close(c.asked) })
+	return c.Context.Done()
 }
 
 // A store that does not see a write within the limit fails the read with
