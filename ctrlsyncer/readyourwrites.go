@@ -134,8 +134,8 @@ func (c *Client) write(obj client.Object, disabled bool, do func(off bool) error
 		return do(off)
 	}
 	end := w.begin(obj)
+	defer end() // after record: a read that waits for this write finds its answer
 	err := do(off)
-	end()
 	if err == nil {
 		record(w)
 	}
@@ -217,8 +217,8 @@ func (c *Client) apply(ac kruntime.ApplyConfiguration, disabled bool, do func(of
 		return do(off)
 	}
 	end := w.begin(key)
+	defer end() // as in write
 	err := do(off)
-	end()
 	if err != nil {
 		return err
 	}
