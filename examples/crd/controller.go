@@ -202,8 +202,8 @@ func (c *controller) reconcile(ctx context.Context, k runtime.Key) error {
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.writeTimeout)
 	defer cancel()
 	end := c.owned.Begin(w.Namespace, w.Name)
+	defer end() // once Wrote has recorded the answer
 	out, err := c.status.update(wctx, w)
-	end()
 	if err != nil {
 		if errors.Is(wctx.Err(), context.DeadlineExceeded) {
 			// Given up unanswered at its bound: the write may land yet,
